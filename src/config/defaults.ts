@@ -1,0 +1,131 @@
+// Built-in configuration. A key missing from config.yaml takes its value from here, and the set of
+// keys here is the set of valid keys (adapters excepted: new adapter names are allowed).
+
+export interface RoleConfig {
+	role: string;
+	adapter: string;
+	model: string;
+}
+
+export interface PoolConfig {
+	count: number;
+	adapter: string;
+	model: string;
+}
+
+export interface AdapterConfig {
+	command: string;
+	supports_resume: boolean;
+	resume_pattern: string;
+	supports_mcp: boolean;
+	supports_readonly_workspace: boolean;
+	captures_session_id: boolean;
+}
+
+export interface Config {
+	version: 1;
+	project_name: string;
+	storage: { sqlite_path: string; wal: boolean };
+	mcp: {
+		transport: string;
+		socket_path: string;
+		http_address: string;
+		tls_cert_file: string;
+		tls_key_file: string;
+	};
+	agents: {
+		chair: RoleConfig;
+		architect: RoleConfig;
+		tester: RoleConfig;
+		security: RoleConfig;
+		memory_oracle: RoleConfig;
+		implementers: PoolConfig;
+		reviewers: PoolConfig;
+	};
+	adapters: Record<string, AdapterConfig>;
+	turns: { lease_seconds: number };
+	claims: { default_ttl_seconds: number };
+	tests: {
+		allowed_commands: string[];
+		timeout_seconds: number;
+		max_output_bytes: number;
+		env_allowlist: string[];
+	};
+	limits: {
+		max_frame_bytes: number;
+		read_deadline_seconds: number;
+		write_deadline_seconds: number;
+		max_connections: number;
+	};
+	idempotency: { ttl_hours: number };
+}
+
+const adapter = (command: string, resumePattern: string): AdapterConfig => ({
+	command,
+	supports_resume: resumePattern !== "",
+	resume_pattern: resumePattern,
+	supports_mcp: command !== "sh",
+	supports_readonly_workspace: true,
+	captures_session_id: resumePattern !== "",
+});
+
+/** A fresh copy each call, so callers may merge into it. */
+export function defaultConfig(): Config {
+	return {
+		version: 1,
+		project_name: "Roundtable",
+		storage: { sqlite_path: ".roundtable/roundtable.db", wal: true },
+		mcp: {
+			transport: "unix",
+			socket_path: ".roundtable/mcp/roundtable.sock",
+			http_address: "127.0.0.1:7117",
+			tls_cert_file: "",
+			tls_key_file: "",
+		},
+		agents: {
+			chair: { role: "Chair", adapter: "claude", model: "default" },
+			architect: { role: "Architect", adapter: "claude", model: "default" },
+			tester: { role: "Tester", adapter: "codex", model: "default" },
+			security: { role: "Security", adapter: "claude", model: "default" },
+			memory_oracle: { role: "MemoryOracle", adapter: "claude", model: "default" },
+			implementers: { count: 2, adapter: "codex", model: "default" },
+			reviewers: { count: 1, adapter: "gemini", model: "default" },
+		},
+		adapters: {
+			codex: adapter("codex", "codex resume {{external_session_id}}"),
+			claude: adapter("claude", "claude --resume {{external_session_id}}"),
+			gemini: adapter("gemini", "gemini resume {{external_session_id}}"),
+			opencode: adapter("opencode", ""),
+			generic: adapter("sh", ""),
+		},
+		turns: { lease_seconds: 600 },
+		claims: { default_ttl_seconds: 900 },
+		tests: {
+			allowed_commands: [
+				"npm test",
+				"npm run test",
+				"pnpm test",
+				"yarn test",
+				"bun test",
+				"go test",
+				"cargo test",
+				"pytest",
+				"python -m pytest",
+				"make test",
+			],
+			timeout_seconds: 600,
+			max_output_bytes: 4 * 1024 * 1024,
+			env_allowlist: ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ", "CI"],
+		},
+		limits: {
+			max_frame_bytes: 16 * 1024 * 1024,
+			read_deadline_seconds: 30,
+			write_deadline_seconds: 30,
+			max_connections: 256,
+		},
+		idempotency: { ttl_hours: 24 },
+	};
+}
+
+/** Fixed single-agent roles, in the order their agents are listed. */
+export const FIXED_ROLES = ["chair", "architect", "tester", "security", "memory_oracle"] as const;

@@ -1,0 +1,66 @@
+// The shape config.yaml may take. Every key is optional (defaults fill the rest) and unknown keys
+// are rejected; the loader reports unknown keys itself first, with a did-you-mean.
+import { type } from "arktype";
+import { nonBlank, nonNegativeInt, positiveInt } from "../domain/scalars.ts";
+
+const role = type({ "+": "reject", "role?": nonBlank, "adapter?": nonBlank, "model?": nonBlank });
+
+const pool = type({
+	"+": "reject",
+	"count?": type("0 <= number.integer <= 256").describe("an integer from 0 to 256"),
+	"adapter?": nonBlank,
+	"model?": nonBlank,
+});
+
+const adapter = type({
+	"+": "reject",
+	"command?": "string",
+	"supports_resume?": "boolean",
+	"resume_pattern?": "string",
+	"supports_mcp?": "boolean",
+	"supports_readonly_workspace?": "boolean",
+	"captures_session_id?": "boolean",
+});
+
+export const configFileSchema = type({
+	"+": "reject",
+	"version?": type("1").describe("1"),
+	"project_name?": nonBlank,
+	"storage?": { "+": "reject", "sqlite_path?": nonBlank, "wal?": "boolean" },
+	"mcp?": {
+		"+": "reject",
+		"transport?": nonBlank,
+		"socket_path?": nonBlank,
+		"http_address?": nonBlank,
+		"tls_cert_file?": "string",
+		"tls_key_file?": "string",
+	},
+	"agents?": {
+		"+": "reject",
+		"chair?": role,
+		"architect?": role,
+		"tester?": role,
+		"security?": role,
+		"memory_oracle?": role,
+		"implementers?": pool,
+		"reviewers?": pool,
+	},
+	"adapters?": { "[string]": adapter },
+	"turns?": { "+": "reject", "lease_seconds?": positiveInt },
+	"claims?": { "+": "reject", "default_ttl_seconds?": positiveInt },
+	"tests?": {
+		"+": "reject",
+		"allowed_commands?": nonBlank.array(),
+		"timeout_seconds?": positiveInt,
+		"max_output_bytes?": positiveInt,
+		"env_allowlist?": nonBlank.array(),
+	},
+	"limits?": {
+		"+": "reject",
+		"max_frame_bytes?": positiveInt,
+		"read_deadline_seconds?": positiveInt,
+		"write_deadline_seconds?": positiveInt,
+		"max_connections?": positiveInt,
+	},
+	"idempotency?": { "+": "reject", "ttl_hours?": nonNegativeInt },
+});

@@ -1,0 +1,31 @@
+// Who is calling and how. Every tool call gets one; transports build it, tools read it.
+
+export type Principal =
+	| { kind: "operator" }
+	// Capability tokens (later) resolve to an agent principal.
+	| { kind: "agent"; agent_id: string; role: string; session_id: string };
+
+export type Transport = "cli" | "http" | "stdio" | "socket" | "internal";
+
+export interface CallContext {
+	principal: Principal;
+	transport: Transport;
+	/** Aborted on MCP cancellation, session end or client disconnect. */
+	signal: AbortSignal;
+	/** Reaches MCP progress notifications where the transport has them. */
+	progress: (done: number, total?: number, message?: string) => void;
+}
+
+/** The operator calling from this process: the CLI, tests, benchmarks. */
+export function operatorContext(transport: Transport = "cli", signal?: AbortSignal): CallContext {
+	return {
+		principal: { kind: "operator" },
+		transport,
+		signal: signal ?? new AbortController().signal,
+		progress: () => {},
+	};
+}
+
+/** The id that events record as the actor of a call made without an agent identity. */
+export const actorId = (ctx: CallContext): string =>
+	ctx.principal.kind === "agent" ? ctx.principal.agent_id : "operator";

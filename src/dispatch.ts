@@ -1,0 +1,190 @@
+// call(tool, args, ctx): validate → switch → family → result | ToolError. Every transport comes
+// through here. A call's database work is one transaction; a mutation's idempotency key is checked
+// and stored inside that same transaction, beside the events it appends.
+import type { CallContext } from "./context.ts";
+import { canonicalJson, sha256 } from "./domain/canonical.ts";
+import { nowIso } from "./domain/ids.ts";
+import { didYouMean, suggestion } from "./domain/suggest.ts";
+import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
+import { familyArea, findTool, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
+import { validateArgs } from "./registry/validate.ts";
+import type { Runtime } from "./runtime.ts";
+import type { Tx } from "./store/index.ts";
+import * as memory from "./tools/memory.ts";
+import * as proposals from "./tools/proposals.ts";
+import * as table from "./tools/table.ts";
+import * as tasks from "./tools/tasks.ts";
+
+/** What a handler gets besides its arguments. `now` is read once, after the transaction began. */
+export interface Env {
+	rt: Runtime;
+	ctx: CallContext;
+	now: string;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: each handler declares its own Args<N>; the registry validated them.
+type AnyArgs = any;
+
+/** Runs inside the call's single transaction. */
+export type TxHandler = (tx: Tx, args: AnyArgs, env: Env) => Promise<object>;
+/** Manages its own short transactions, for tools that wait or run long. */
+export type DirectHandler = (args: AnyArgs, env: Env) => Promise<object>;
+
+type Handler =
+	| { kind: "tx"; run: TxHandler }
+	| { kind: "direct"; run: DirectHandler }
+	| { kind: "unimplemented" };
+
+const inTx = (run: TxHandler): Handler => ({ kind: "tx", run });
+const direct = (run: DirectHandler): Handler => ({ kind: "direct", run });
+const later: Handler = { kind: "unimplemented" };
+
+/** The one switch. It lists every registry name; a tool whose family is not built yet is `later`. */
+export function route(name: ToolName): Handler {
+	switch (name) {
+		case "table.get_state":
+			return inTx(table.getState);
+		case "table.watch":
+			return direct(table.watch);
+
+		case "agent.turn_request":
+		case "agent.turn_start":
+		case "agent.turn_complete":
+			return later;
+
+		case "task.create":
+			return inTx(tasks.create);
+		case "task.get":
+			return inTx(tasks.get);
+		case "task.list":
+			return inTx(tasks.list);
+		case "task.update_status":
+			return inTx(tasks.updateStatus);
+
+		case "repo.read_file":
+		case "repo.search":
+		case "repo.symbols":
+		case "repo.dependency_context":
+			return later;
+
+		case "resource.claim":
+		case "resource.claim_status":
+		case "resource.get":
+		case "resource.release":
+		case "resource.search":
+		case "resource.renew":
+			return later;
+
+		case "decision.record":
+			return inTx(proposals.recordDecision);
+		case "proposal.create":
+		case "proposal.attach_patch":
+		case "proposal.get":
+		case "proposal.list":
+		case "proposal.request_review":
+		case "proposal.withdraw":
+		case "vote.cast":
+		case "vote.list":
+		case "patch.validate":
+		case "patch.apply":
+		case "patch.reject":
+		case "patch.rollback":
+			return later;
+
+		case "human.request_approval":
+		case "human.approval_status":
+		case "security.review":
+			return later;
+
+		case "test.suggest":
+		case "test.run":
+		case "test.get_result":
+		case "test.evidence.submit":
+			return later;
+
+		case "memory.query":
+			return inTx(memory.query);
+		case "memory.record":
+			return inTx(memory.record);
+		case "memory.summarize":
+			return inTx(memory.summarize);
+		case "memory.mark_stale":
+			return inTx(memory.markStale);
+
+		default: {
+			const unreachable: never = name;
+			throw new ToolError("internal", `no handler for tool ${String(unreachable)}`);
+		}
+	}
+}
+
+export const isImplemented = (name: ToolName) => route(name).kind !== "unimplemented";
+
+/** Calls a tool. Resolves with its result object or rejects with a ToolError. */
+export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: CallContext): Promise<object> {
+	try {
+		const tool = findTool(name);
+		if (!tool) {
+			const near = didYouMean(
+				name,
+				TOOLS.map((t) => t.name),
+			);
+			throw notFound(`unknown tool '${name}'${suggestion(near)}`, {
+				tool: name,
+				...(near && { did_you_mean: near }),
+			});
+		}
+		const args = validateArgs(tool, rawArgs);
+		if (ctx.signal.aborted) throw new ToolError("cancelled", "the call was cancelled before it started");
+		const handler = route(tool.name);
+		switch (handler.kind) {
+			case "unimplemented":
+				throw new ToolError(
+					"unimplemented",
+					`${tool.name} is not implemented yet: it arrives with the ${familyArea(tool.family)} work`,
+					{ tool: tool.name, family: tool.family },
+				);
+			case "direct":
+				return await handler.run(args, { rt, ctx, now: nowIso() });
+			case "tx":
+				return await runInTransaction(rt, tool, handler.run, args, ctx);
+		}
+	} catch (err) {
+		throw asToolError(err);
+	}
+}
+
+async function runInTransaction(
+	rt: Runtime,
+	tool: Tool,
+	run: TxHandler,
+	args: Record<string, unknown>,
+	ctx: CallContext,
+): Promise<object> {
+	if (!tool.mutates)
+		return rt.store.withTransaction("read", (tx) => run(tx, args, { rt, ctx, now: nowIso() }));
+
+	const key = args.idempotency_key as string | undefined;
+	const { idempotency_key: _, ...rest } = args;
+	const argsHash = key === undefined ? "" : sha256(canonicalJson(rest));
+	return rt.store.withTransaction("write", async (tx) => {
+		const now = nowIso();
+		if (key !== undefined) {
+			const first = await tx.idempotency.get(tool.name, key, now);
+			if (first) {
+				if (first.args_hash !== argsHash) {
+					throw conflict(`idempotency key '${key}' was already used for ${tool.name} with other arguments`, {
+						idempotency_key: key,
+					});
+				}
+				return first.result as object;
+			}
+		}
+		const result = await run(tx, args, { rt, ctx, now });
+		if (key !== undefined) {
+			const expires = new Date(Date.parse(now) + rt.config.idempotency.ttl_hours * 3_600_000).toISOString();
+			await tx.idempotency.put(tool.name, key, argsHash, result, now, expires);
+		}
+		return result;
+	});
+}

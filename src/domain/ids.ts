@@ -1,0 +1,25 @@
+// Ids we mint are a type prefix plus a UUIDv7: time-ordered and unique across processes.
+
+export const ID_PREFIXES = {
+	task: "T-",
+	claim: "C-",
+	proposal: "P-",
+	vote: "V-",
+	decision: "D-",
+	transaction: "TX-",
+	approval: "H-",
+	securityReview: "SR-",
+	testRun: "TR-",
+	memory: "M-",
+	run: "RUN-",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+export const mintId = (kind: IdKind): string => ID_PREFIXES[kind] + Bun.randomUUIDv7();
+
+/** Ids a caller may choose. They never reach a file path raw. */
+export const CALLER_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** RFC 3339 UTC with milliseconds, e.g. 2026-11-29T20:01:14.123Z. Sorts as text. */
+export const nowIso = (): string => new Date().toISOString();

@@ -1,0 +1,35 @@
+// The fixed status sets of SPEC §4. Stored values are checked against these in the schema and the
+// database alike.
+
+export const TASK_STATUSES = [
+	"open",
+	"in_progress",
+	"blocked",
+	"review",
+	"done",
+	"cancelled",
+	"failed",
+] as const;
+export const PROPOSAL_STATUSES = [
+	"pending",
+	"in_review",
+	"accepted",
+	"rejected",
+	"withdrawn",
+	"rolled_back",
+] as const;
+export const CLAIM_STATUSES = ["active", "released", "revoked", "expired", "suspended"] as const;
+export const APPROVAL_STATUSES = ["requested", "approved", "rejected"] as const;
+export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as const;
+export const MEMORY_STATUSES = ["active", "stale"] as const;
+
+/** `low` and `normal` change nothing; `high` and `critical` bring security review and a human gate. */
+export const RISKS = ["low", "normal", "high", "critical"] as const;
+
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+export type Risk = (typeof RISKS)[number];
+
+/** Task statuses counted as open work by table.watch. */
+export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ["open", "in_progress", "blocked"];

@@ -1,0 +1,125 @@
+// The single source of truth for tools. MCP tools/list, tools.schema.json, the agent manifest,
+// `mcp inspect` and docs/tools.md are all derived from TOOLS; the dispatcher's switch mirrors it.
+import { type Type, type } from "arktype";
+import { nonBlank, positiveInt } from "../domain/scalars.ts";
+import { governanceTools } from "./governance.ts";
+import { memoryTools } from "./memory.ts";
+import { proposalTools } from "./proposals.ts";
+import { repoTools } from "./repo.ts";
+import { resourceTools } from "./resources.ts";
+import { tableTools } from "./table.ts";
+import { taskTools } from "./tasks.ts";
+import { testTools } from "./tests.ts";
+import { turnTools } from "./turns.ts";
+import { FAMILIES, type Family, type ToolSpec } from "./types.ts";
+
+const SPECS = [
+	...tableTools,
+	...turnTools,
+	...taskTools,
+	...repoTools,
+	...resourceTools,
+	...proposalTools,
+	...governanceTools,
+	...testTools,
+	...memoryTools,
+] as const;
+
+type Spec = (typeof SPECS)[number];
+export type ToolName = Spec["name"];
+
+/** Arguments every mutating tool takes, and those every updating tool takes. */
+export interface CommonArgs {
+	idempotency_key?: string;
+	expected_revision?: number;
+}
+
+/** The validated arguments of tool N, as its handler receives them. */
+export type Args<N extends ToolName> =
+	Extract<Spec, { name: N }> extends ToolSpec<N, infer I> ? I & CommonArgs : never;
+
+const idempotencyKey = type("0 < string <= 200")
+	.and(nonBlank)
+	.describe("a non-empty string of up to 200 characters");
+
+const COMMON_DOCS = {
+	idempotency_key:
+		"Retry safely: the same key with the same arguments returns the first result without acting twice; with other arguments it is a `conflict`.",
+	expected_revision:
+		"Act only if the record is still at this revision; otherwise `conflict` with the current one.",
+};
+
+export interface Tool {
+	name: ToolName;
+	family: Family;
+	title: string;
+	description: string;
+	/** Full input schema: the tool's arguments plus the common ones; unknown keys rejected. */
+	input: Type<object>;
+	output: Type<object>;
+	mutates: boolean;
+	updates: boolean;
+	annotations: {
+		title: string;
+		readOnlyHint: boolean;
+		destructiveHint: boolean;
+		idempotentHint: boolean;
+		openWorldHint: false;
+	};
+	argDocs: Record<string, string>;
+}
+
+function build(spec: ToolSpec): Tool {
+	let input = spec.args as Type<object>;
+	if (spec.mutates) input = input.merge({ "idempotency_key?": idempotencyKey }) as Type<object>;
+	if (spec.updates) input = input.merge({ "expected_revision?": positiveInt }) as Type<object>;
+	return {
+		name: spec.name as ToolName,
+		family: spec.family,
+		title: spec.title,
+		description: spec.description,
+		input: input.onUndeclaredKey("reject"),
+		output: spec.output as Type<object>,
+		mutates: spec.mutates,
+		updates: spec.updates ?? false,
+		annotations: {
+			title: spec.title,
+			readOnlyHint: !spec.mutates,
+			destructiveHint: spec.mutates && (spec.destructive ?? false),
+			idempotentHint: !spec.mutates || (spec.idempotent ?? false),
+			openWorldHint: false,
+		},
+		argDocs: { ...(spec.argDocs as Record<string, string> | undefined), ...COMMON_DOCS },
+	};
+}
+
+export const TOOLS: readonly Tool[] = SPECS.map((s) => build(s as ToolSpec));
+
+const BY_NAME = new Map<string, Tool>(TOOLS.map((t) => [t.name, t]));
+
+export const findTool = (name: string): Tool | undefined => BY_NAME.get(name);
+
+export const familyArea = (family: Family) => FAMILIES[family];
+
+/** The names of an input schema's arguments, in declaration order. */
+export const argNames = (t: Tool): string[] =>
+	(t.input as unknown as { props: { key: string }[] }).props.map((p) => p.key);
+
+type JsonSchema = { properties?: Record<string, Record<string, unknown>>; [k: string]: unknown };
+
+const jsonCache = new WeakMap<Tool, { input: JsonSchema; output: JsonSchema }>();
+
+/** JSON Schema 2020-12 for a tool's input and output; argument docs become property descriptions. */
+export function jsonSchemas(t: Tool): { input: JsonSchema; output: JsonSchema } {
+	let cached = jsonCache.get(t);
+	if (!cached) {
+		const input = t.input.toJsonSchema() as JsonSchema;
+		for (const [key, prop] of Object.entries(input.properties ?? {})) {
+			const doc = t.argDocs[key];
+			if (doc) prop.description = doc;
+		}
+		cached = { input, output: t.output.toJsonSchema() as JsonSchema };
+		jsonCache.set(t, cached);
+	}
+	return cached;
+}

@@ -1,0 +1,97 @@
+// The records tools return. Their TypeScript types are inferred from these schemas, so the store,
+// the tools and the declared MCP output schemas cannot drift apart.
+import { type } from "arktype";
+import { MEMORY_STATUSES, RISKS, RUN_STATUSES, TASK_STATUSES } from "../domain/statuses.ts";
+
+const timestamp = type("string").describe("an RFC 3339 UTC timestamp with milliseconds");
+const revision = type("number.integer >= 1").describe("the record's revision, +1 on every change");
+
+export const runRecord = type({
+	id: "string",
+	goal: "string",
+	status: type.enumerated(...RUN_STATUSES),
+	revision,
+	started_at: timestamp,
+	ended_at: timestamp.or("null"),
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const agentRecord = type({
+	id: "string",
+	role: "string",
+	name: "string",
+	adapter: "string",
+	command: "string",
+	model: "string",
+	status: "string",
+	enabled: "boolean",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const eventRecord = type({
+	id: "number.integer >= 1",
+	run_id: "string | null",
+	type: "string",
+	actor_id: "string",
+	task_id: "string | null",
+	payload: "Record<string, unknown>",
+	created_at: timestamp,
+});
+
+export const taskRecord = type({
+	id: "string",
+	run_id: "string | null",
+	title: "string",
+	body_md: "string",
+	status: type.enumerated(...TASK_STATUSES),
+	priority: "number.integer",
+	risk: type.enumerated(...RISKS),
+	assigned_agent_id: "string | null",
+	readable_paths: "string[]",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const memoryRecord = type({
+	id: "string",
+	scope: "string",
+	kind: "string",
+	title: "string",
+	body_md: "string",
+	source_event_id: "number.integer | null",
+	importance: "number.integer",
+	status: type.enumerated(...MEMORY_STATUSES),
+	stale_reason: "string | null",
+	task_id: "string | null",
+	proposal_id: "string | null",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const decisionRecord = type({
+	id: "string",
+	decision: "string",
+	rationale_md: "string",
+	decided_by: "string",
+	proposal_id: "string | null",
+	task_id: "string | null",
+	run_id: "string | null",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+/** A record whose family has not been built yet: its issue gives it a real schema. */
+export const pendingRecord = type("Record<string, unknown>");
+
+export type RunRecord = typeof runRecord.infer;
+export type AgentRecord = typeof agentRecord.infer;
+export type EventRecord = typeof eventRecord.infer;
+export type TaskRecord = typeof taskRecord.infer;
+export type MemoryRecord = typeof memoryRecord.infer;
+export type DecisionRecord = typeof decisionRecord.infer;

@@ -1,0 +1,63 @@
+import { type } from "arktype";
+import { callerId, nonNegativeInt, safeInt } from "../domain/scalars.ts";
+import { agentRecord, eventRecord, memoryRecord, pendingRecord, runRecord, taskRecord } from "./records.ts";
+import { tool } from "./types.ts";
+
+export const tableTools = [
+	tool({
+		name: "table.get_state",
+		family: "table",
+		title: "Get table state",
+		description:
+			"One consistent snapshot of the shared table: runs, agents, tasks, claims, proposals, transactions, human approvals, security reviews and memory. `last_event_id` is the newest event in the snapshot: pass it to table.watch as `after_event_id` to follow on without missing anything. Votes and decisions are not included; read them with their own tools.",
+		args: type({}),
+		output: type({
+			runs: runRecord.array(),
+			agents: agentRecord.array(),
+			tasks: taskRecord.array(),
+			claims: pendingRecord.array(),
+			proposals: pendingRecord.array(),
+			transactions: pendingRecord.array(),
+			human_approvals: pendingRecord.array(),
+			security_reviews: pendingRecord.array(),
+			memory: memoryRecord.array(),
+			last_event_id: "number.integer >= 0",
+		}),
+		mutates: false,
+	}),
+	tool({
+		name: "table.watch",
+		family: "table",
+		title: "Watch the table",
+		description:
+			"Events plus a summary of work that needs attention. With `after_event_id` (cursor mode) it returns events after that id in ascending order, up to `limit`, with `has_more_events`; pass `next_after_event_id` back on the next call and no event is ever skipped. Without `after_event_id` it returns the newest `limit` events. `wait_ms` (up to 30000) waits for a matching event when there is none yet, then returns as soon as one exists. The summary (blocked tasks, pending proposals, required approvals, counts) covers the whole table; `run_id` filters only the events.",
+		args: type({
+			"run_id?": callerId,
+			"limit?": safeInt,
+			"after_event_id?": nonNegativeInt,
+			"wait_ms?": type("0 <= number.integer <= 30000").describe("an integer from 0 to 30000"),
+		}),
+		argDocs: {
+			run_id: "Only events of this run.",
+			limit: "Events per page: default 10, values of 0 or less mean 10, at most 200.",
+			after_event_id:
+				"Cursor: return events with a greater id (0 for the first page). Its presence selects cursor mode.",
+			wait_ms: "Wait up to this long for a matching event when none exists yet (0 to 30000, default 0).",
+		},
+		output: type({
+			run_id: "string | null",
+			events: eventRecord.array(),
+			next_after_event_id: nonNegativeInt,
+			has_more_events: "boolean",
+			transactions: pendingRecord.array(),
+			blocked_tasks: taskRecord.array(),
+			pending_proposals: pendingRecord.array(),
+			required_approvals: pendingRecord.array(),
+			active_claims: nonNegativeInt,
+			suspended_claims: nonNegativeInt,
+			open_tasks: nonNegativeInt,
+			active_agents: nonNegativeInt,
+		}),
+		mutates: false,
+	}),
+] as const;

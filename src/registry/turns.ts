@@ -1,0 +1,44 @@
+import { type } from "arktype";
+import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
+import { eventRecord } from "./records.ts";
+import { tool } from "./types.ts";
+
+const lifecycle = type({ run_id: callerId, agent_id: callerId, request_event_id: positiveInt });
+const lifecycleOutput = type({ event: eventRecord, request_event_id: positiveInt, status: "string" });
+
+export const turnTools = [
+	tool({
+		name: "agent.turn_request",
+		family: "turns",
+		title: "Request a turn",
+		description:
+			"Queue a request for a turn in an active run (FIFO by event id; one outstanding request per agent per run). Returns the request's event id and queue position; a repeated request returns the outstanding one with `duplicate: true`. Then watch for the matching agent.turn_scheduled event.",
+		args: type({ run_id: callerId, agent_id: callerId, reason_md: nonBlank }),
+		output: type({
+			request_event_id: positiveInt,
+			agent_id: "string",
+			queued: "boolean",
+			duplicate: "boolean",
+			queue_position: positiveInt,
+		}),
+		mutates: true,
+	}),
+	tool({
+		name: "agent.turn_start",
+		family: "turns",
+		title: "Start a scheduled turn",
+		description: "Acknowledge a turn the Chair scheduled for you (after its agent.turn_scheduled event).",
+		args: lifecycle,
+		output: lifecycleOutput,
+		mutates: true,
+	}),
+	tool({
+		name: "agent.turn_complete",
+		family: "turns",
+		title: "Complete a turn",
+		description: "Finish a started turn; the Chair schedules the next request on its next tick.",
+		args: lifecycle,
+		output: lifecycleOutput,
+		mutates: true,
+	}),
+] as const;

@@ -1,0 +1,40 @@
+import type { Type } from "arktype";
+
+export const FAMILIES = {
+	table: "the table (state and watch)",
+	turns: "turns and the Chair",
+	tasks: "tasks",
+	repo: "repository reads",
+	resources: "claims and resources",
+	proposals: "proposals, votes, decisions and patches",
+	governance: "human approvals and security review",
+	tests: "tests and evidence",
+	memory: "memory",
+} as const;
+
+export type Family = keyof typeof FAMILIES;
+
+/** What one family file declares for one tool. */
+export interface ToolSpec<N extends string = string, I extends object = object, O extends object = object> {
+	name: N;
+	family: Family;
+	title: string;
+	/** For agents: what the tool does, when to call it, what it returns. */
+	description: string;
+	/** The tool's own arguments; the registry adds idempotency_key / expected_revision. */
+	args: Type<I>;
+	/** One line per argument for tools/list and docs (validation messages use the scalar's own text). */
+	argDocs?: Partial<Record<keyof I & string, string>>;
+	output: Type<O>;
+	/** Changes state, so it takes `idempotency_key` and appends events. */
+	mutates: boolean;
+	/** Changes an existing record, so it takes `expected_revision`. */
+	updates?: boolean;
+	/** MCP hints for mutating tools; read-only tools are neither. */
+	destructive?: boolean;
+	idempotent?: boolean;
+}
+
+/** Keeps the literal tool name so the dispatcher's switch can be checked for exhaustiveness. */
+export const tool = <const N extends string, I extends object, O extends object>(spec: ToolSpec<N, I, O>) =>
+	spec;

@@ -1,0 +1,76 @@
+import type { EventRecord } from "../registry/records.ts";
+import type { Conn } from "./db.ts";
+
+interface EventRow {
+	id: number;
+	run_id: string | null;
+	type: string;
+	actor_id: string;
+	task_id: string | null;
+	payload: string;
+	created_at: string;
+}
+
+const toRecord = (r: EventRow): EventRecord => ({ ...r, payload: JSON.parse(r.payload) });
+
+export interface NewEvent {
+	type: string;
+	actor_id: string;
+	run_id?: string | null;
+	task_id?: string | null;
+	payload: Record<string, unknown>;
+}
+
+const COLUMNS = "id, run_id, type, actor_id, task_id, payload, created_at";
+
+export const eventQueries = (c: Conn) => ({
+	async append(e: NewEvent, now: string): Promise<EventRecord> {
+		const row = c.get<EventRow>(
+			`INSERT INTO events (run_id, type, actor_id, task_id, payload, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+			e.run_id ?? null,
+			e.type,
+			e.actor_id,
+			e.task_id ?? null,
+			JSON.stringify(e.payload),
+			now,
+		) as EventRow;
+		c.wroteEvents = true;
+		return toRecord(row);
+	},
+
+	/** Events with id > afterId, ascending, at most `limit`; `runId` null means every run. */
+	async after(afterId: number, runId: string | null, limit: number): Promise<EventRecord[]> {
+		const rows =
+			runId === null
+				? c.all<EventRow>(`SELECT ${COLUMNS} FROM events WHERE id > ? ORDER BY id LIMIT ?`, afterId, limit)
+				: c.all<EventRow>(
+						`SELECT ${COLUMNS} FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?`,
+						runId,
+						afterId,
+						limit,
+					);
+		return rows.map(toRecord);
+	},
+
+	/** The newest `limit` events, in ascending order. */
+	async newest(runId: string | null, limit: number): Promise<EventRecord[]> {
+		const rows =
+			runId === null
+				? c.all<EventRow>(`SELECT ${COLUMNS} FROM events ORDER BY id DESC LIMIT ?`, limit)
+				: c.all<EventRow>(
+						`SELECT ${COLUMNS} FROM events WHERE run_id = ? ORDER BY id DESC LIMIT ?`,
+						runId,
+						limit,
+					);
+		return rows.reverse().map(toRecord);
+	},
+
+	async lastId(): Promise<number> {
+		return c.get<{ id: number | null }>("SELECT max(id) AS id FROM events")?.id ?? 0;
+	},
+
+	async exists(id: number): Promise<boolean> {
+		return c.get("SELECT 1 FROM events WHERE id = ?", id) !== undefined;
+	},
+});

@@ -1,0 +1,88 @@
+// The store: the only door to the database. Tools get a Tx inside withTransaction and call its typed
+// queries; every query is async so another backend (PostgreSQL) can implement the same interface.
+import type { Database } from "bun:sqlite";
+import { agentQueries } from "./agents.ts";
+import { Conn, openDatabase } from "./db.ts";
+import { decisionQueries } from "./decisions.ts";
+import { eventQueries } from "./events.ts";
+import { idempotencyQueries } from "./idempotency.ts";
+import { memoryQueries } from "./memory.ts";
+import { runQueries } from "./runs.ts";
+import { taskQueries } from "./tasks.ts";
+
+const makeTx = (c: Conn) => ({
+	runs: runQueries(c),
+	agents: agentQueries(c),
+	tasks: taskQueries(c),
+	events: eventQueries(c),
+	memory: memoryQueries(c),
+	decisions: decisionQueries(c),
+	idempotency: idempotencyQueries(c),
+});
+
+export type Tx = ReturnType<typeof makeTx>;
+
+/** `write` takes the write lock up front (BEGIN IMMEDIATE); `read` sees one consistent snapshot. */
+export type TxMode = "read" | "write";
+
+export interface Store {
+	/**
+	 * Runs `fn` in one transaction: it commits when `fn` resolves and rolls back when it throws.
+	 * One transaction at a time per process. `fn` does database work only: no file, network or
+	 * process I/O, and no waiting.
+	 */
+	withTransaction<T>(mode: TxMode, fn: (tx: Tx) => Promise<T>): Promise<T>;
+	/** Resolves when this process commits new events, after `ms`, or on abort, whichever is first. */
+	eventsCommitted(ms: number, signal?: AbortSignal): Promise<void>;
+	close(): void;
+}
+
+class SqliteStore implements Store {
+	private tail: Promise<unknown> = Promise.resolve();
+	private readonly waiters = new Set<() => void>();
+
+	constructor(private readonly db: Database) {}
+
+	withTransaction<T>(mode: TxMode, fn: (tx: Tx) => Promise<T>): Promise<T> {
+		const run = async () => {
+			const conn = new Conn(this.db);
+			this.db.run(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN");
+			try {
+				const result = await fn(makeTx(conn));
+				this.db.run("COMMIT");
+				conn.active = false;
+				if (conn.wroteEvents) for (const wake of [...this.waiters]) wake();
+				return result;
+			} catch (err) {
+				conn.active = false;
+				if (this.db.inTransaction) this.db.run("ROLLBACK");
+				throw err;
+			}
+		};
+		const result = this.tail.then(run, run);
+		this.tail = result.catch(() => undefined);
+		return result;
+	}
+
+	eventsCommitted(ms: number, signal?: AbortSignal): Promise<void> {
+		return new Promise((resolve) => {
+			const done = () => {
+				clearTimeout(timer);
+				this.waiters.delete(done);
+				signal?.removeEventListener("abort", done);
+				resolve();
+			};
+			const timer = setTimeout(done, ms);
+			this.waiters.add(done);
+			signal?.addEventListener("abort", done, { once: true });
+		});
+	}
+
+	close(): void {
+		this.db.close();
+	}
+}
+
+export function openStore(path: string): Store {
+	return new SqliteStore(openDatabase(path));
+}

@@ -1,0 +1,138 @@
+// Versioned schema changes. Each runs once, in its own transaction, and is recorded in
+// schema_migrations. Later issues append migrations; never edit one that has shipped.
+import { MEMORY_STATUSES, RISKS, RUN_STATUSES, TASK_STATUSES } from "../domain/statuses.ts";
+
+export interface Migration {
+	version: number;
+	name: string;
+	sql: string;
+}
+
+const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
+
+export const MIGRATIONS: readonly Migration[] = [
+	{
+		version: 1,
+		name: "foundation: runs, agents, tasks, events, memory, decisions, idempotency keys",
+		sql: `
+CREATE TABLE runs (
+	id TEXT PRIMARY KEY,
+	goal TEXT NOT NULL DEFAULT '',
+	status TEXT NOT NULL CHECK (status IN (${list(RUN_STATUSES)})),
+	revision INTEGER NOT NULL DEFAULT 1,
+	started_at TEXT NOT NULL,
+	ended_at TEXT,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+
+CREATE TABLE agents (
+	id TEXT PRIMARY KEY,
+	role TEXT NOT NULL,
+	name TEXT NOT NULL,
+	adapter TEXT NOT NULL,
+	command TEXT NOT NULL,
+	model TEXT NOT NULL,
+	status TEXT NOT NULL DEFAULT 'idle',
+	enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+	-- who disabled it: an operator's choice survives config sync, a config removal does not
+	disabled_by TEXT CHECK (disabled_by IN ('operator', 'config')),
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+
+CREATE TABLE tasks (
+	id TEXT PRIMARY KEY,
+	run_id TEXT REFERENCES runs (id),
+	title TEXT NOT NULL,
+	body_md TEXT NOT NULL,
+	status TEXT NOT NULL CHECK (status IN (${list(TASK_STATUSES)})),
+	priority INTEGER NOT NULL,
+	risk TEXT NOT NULL CHECK (risk IN (${list(RISKS)})),
+	assigned_agent_id TEXT REFERENCES agents (id),
+	readable_paths TEXT NOT NULL DEFAULT '[]',
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX tasks_by_order ON tasks (priority, created_at, id);
+CREATE INDEX tasks_by_status ON tasks (status);
+
+CREATE TABLE events (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	run_id TEXT,
+	type TEXT NOT NULL,
+	actor_id TEXT NOT NULL,
+	task_id TEXT,
+	payload TEXT NOT NULL DEFAULT '{}',
+	created_at TEXT NOT NULL
+);
+CREATE INDEX events_by_run ON events (run_id, id);
+
+-- seq is the stable integer rowid the full-text index points at (a plain rowid may change on VACUUM)
+CREATE TABLE memory_entries (
+	seq INTEGER PRIMARY KEY,
+	id TEXT NOT NULL UNIQUE,
+	scope TEXT NOT NULL,
+	kind TEXT NOT NULL,
+	title TEXT NOT NULL,
+	body_md TEXT NOT NULL,
+	source_event_id INTEGER REFERENCES events (id),
+	importance INTEGER NOT NULL,
+	status TEXT NOT NULL CHECK (status IN (${list(MEMORY_STATUSES)})),
+	stale_reason TEXT,
+	task_id TEXT REFERENCES tasks (id),
+	proposal_id TEXT,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX memory_by_scope ON memory_entries (scope);
+CREATE INDEX memory_by_task ON memory_entries (task_id);
+
+CREATE VIRTUAL TABLE memory_fts USING fts5 (
+	title, body_md, scope, kind,
+	content = 'memory_entries', content_rowid = 'seq', tokenize = 'porter unicode61'
+);
+CREATE TRIGGER memory_fts_insert AFTER INSERT ON memory_entries BEGIN
+	INSERT INTO memory_fts (rowid, title, body_md, scope, kind)
+	VALUES (new.seq, new.title, new.body_md, new.scope, new.kind);
+END;
+CREATE TRIGGER memory_fts_delete AFTER DELETE ON memory_entries BEGIN
+	INSERT INTO memory_fts (memory_fts, rowid, title, body_md, scope, kind)
+	VALUES ('delete', old.seq, old.title, old.body_md, old.scope, old.kind);
+END;
+CREATE TRIGGER memory_fts_update AFTER UPDATE OF title, body_md, scope, kind ON memory_entries BEGIN
+	INSERT INTO memory_fts (memory_fts, rowid, title, body_md, scope, kind)
+	VALUES ('delete', old.seq, old.title, old.body_md, old.scope, old.kind);
+	INSERT INTO memory_fts (rowid, title, body_md, scope, kind)
+	VALUES (new.seq, new.title, new.body_md, new.scope, new.kind);
+END;
+
+CREATE TABLE decisions (
+	id TEXT PRIMARY KEY,
+	decision TEXT NOT NULL,
+	rationale_md TEXT NOT NULL,
+	decided_by TEXT NOT NULL,
+	proposal_id TEXT,
+	task_id TEXT REFERENCES tasks (id),
+	run_id TEXT REFERENCES runs (id),
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+
+CREATE TABLE idempotency_keys (
+	tool TEXT NOT NULL,
+	key TEXT NOT NULL,
+	args_hash TEXT NOT NULL,
+	result TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	expires_at TEXT NOT NULL,
+	PRIMARY KEY (tool, key)
+) WITHOUT ROWID;
+CREATE INDEX idempotency_by_expiry ON idempotency_keys (expires_at);
+`,
+	},
+];

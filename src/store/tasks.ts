@@ -1,0 +1,118 @@
+import type { TaskStatus } from "../domain/statuses.ts";
+import type { TaskRecord } from "../registry/records.ts";
+import type { Conn, Params } from "./db.ts";
+
+interface TaskRow extends Omit<TaskRecord, "readable_paths"> {
+	readable_paths: string;
+}
+
+const COLUMNS =
+	"id, run_id, title, body_md, status, priority, risk, assigned_agent_id, readable_paths, revision, created_at, updated_at";
+
+const toRecord = (r: TaskRow): TaskRecord => ({ ...r, readable_paths: JSON.parse(r.readable_paths) });
+
+export interface TaskFilter {
+	status?: TaskStatus;
+	assigned_agent_id?: string;
+	run_id?: string;
+}
+
+/** Where a page of the task list ends: the sort key of its last task. */
+export interface TaskPosition {
+	priority: number;
+	created_at: string;
+	id: string;
+}
+
+export type TaskChanges = Partial<Pick<TaskRecord, "status" | "assigned_agent_id" | "run_id">>;
+
+export const taskQueries = (c: Conn) => ({
+	async get(id: string): Promise<TaskRecord | undefined> {
+		const row = c.get<TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`, id);
+		return row && toRecord(row);
+	},
+
+	async insert(
+		t: Omit<TaskRecord, "revision" | "created_at" | "updated_at">,
+		now: string,
+	): Promise<TaskRecord> {
+		const row = c.get<TaskRow>(
+			`INSERT INTO tasks (id, run_id, title, body_md, status, priority, risk, assigned_agent_id, readable_paths,
+			 created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+			t.id,
+			t.run_id,
+			t.title,
+			t.body_md,
+			t.status,
+			t.priority,
+			t.risk,
+			t.assigned_agent_id,
+			JSON.stringify(t.readable_paths),
+			now,
+			now,
+		) as TaskRow;
+		return toRecord(row);
+	},
+
+	/** Applies the changes and bumps the revision. */
+	async update(id: string, changes: TaskChanges, now: string): Promise<TaskRecord> {
+		const sets: string[] = [];
+		const params: Params = [];
+		for (const [column, value] of Object.entries(changes)) {
+			sets.push(`${column} = ?`);
+			params.push(value ?? null);
+		}
+		const row = c.get<TaskRow>(
+			`UPDATE tasks SET ${[...sets, "revision = revision + 1", "updated_at = ?"].join(", ")}
+			 WHERE id = ? RETURNING ${COLUMNS}`,
+			...params,
+			now,
+			id,
+		) as TaskRow;
+		return toRecord(row);
+	},
+
+	/** Tasks in priority, creation, id order after `from`, at most `limit`. */
+	async list(filter: TaskFilter, from: TaskPosition | undefined, limit: number): Promise<TaskRecord[]> {
+		const where: string[] = [];
+		const params: Params = [];
+		for (const column of ["status", "assigned_agent_id", "run_id"] as const) {
+			const value = filter[column];
+			if (value !== undefined) {
+				where.push(`${column} = ?`);
+				params.push(value);
+			}
+		}
+		if (from) {
+			where.push("(priority, created_at, id) > (?, ?, ?)");
+			params.push(from.priority, from.created_at, from.id);
+		}
+		const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+		return c
+			.all<TaskRow>(
+				`SELECT ${COLUMNS} FROM tasks ${clause} ORDER BY priority, created_at, id LIMIT ?`,
+				...params,
+				limit,
+			)
+			.map(toRecord);
+	},
+
+	async all(): Promise<TaskRecord[]> {
+		return c.all<TaskRow>(`SELECT ${COLUMNS} FROM tasks ORDER BY priority, created_at, id`).map(toRecord);
+	},
+
+	async withStatus(status: TaskStatus): Promise<TaskRecord[]> {
+		return c
+			.all<TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY priority, created_at, id`, status)
+			.map(toRecord);
+	},
+
+	async countWithStatus(statuses: readonly TaskStatus[]): Promise<number> {
+		return (
+			c.get<{ n: number }>(
+				`SELECT count(*) AS n FROM tasks WHERE status IN (${statuses.map(() => "?").join(", ")})`,
+				...statuses,
+			)?.n ?? 0
+		);
+	},
+});

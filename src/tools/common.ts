@@ -1,0 +1,52 @@
+// Lookups and checks several families share: existence with a did-you-mean, and revisions.
+import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { conflict, failedPrecondition, notFound } from "../errors.ts";
+import type { RunRecord, TaskRecord } from "../registry/records.ts";
+import type { StoredAgent } from "../store/agents.ts";
+import type { Tx } from "../store/index.ts";
+
+export async function requireTask(tx: Tx, id: string): Promise<TaskRecord> {
+	const task = await tx.tasks.get(id);
+	if (!task) throw notFound(`task ${id} not found`, { task_id: id });
+	return task;
+}
+
+export async function requireRun(tx: Tx, id: string): Promise<RunRecord> {
+	const run = await tx.runs.get(id);
+	if (!run) throw notFound(`run ${id} not found`, { run_id: id });
+	return run;
+}
+
+/** An agent that exists and is enabled; unknown ids get the nearest agent id as a hint. */
+export async function requireEnabledAgent(tx: Tx, id: string, field: string): Promise<StoredAgent> {
+	const agent = await tx.agents.get(id);
+	if (!agent) {
+		const near = didYouMean(id, await tx.agents.ids());
+		throw notFound(`agent ${id} not found${suggestion(near)}`, {
+			field,
+			agent_id: id,
+			...(near && { did_you_mean: near }),
+		});
+	}
+	if (!agent.enabled) throw failedPrecondition(`agent ${id} is disabled`, { field, agent_id: id });
+	return agent;
+}
+
+/** `expected_revision`, when given, must equal the record's current revision. */
+export function checkRevision(record: { id: string; revision: number }, expected: number | undefined): void {
+	if (expected !== undefined && expected !== record.revision) {
+		throw conflict(`${record.id} is at revision ${record.revision}, not ${expected}`, {
+			id: record.id,
+			expected_revision: expected,
+			actual_revision: record.revision,
+		});
+	}
+}
+
+/**
+ * Proposals arrive with their own family; until then no proposal exists, so a reference to one is
+ * `not_found` rather than silently stored.
+ */
+export async function requireProposal(_tx: Tx, id: string): Promise<never> {
+	throw notFound(`proposal ${id} not found`, { proposal_id: id });
+}

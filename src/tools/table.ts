@@ -1,0 +1,79 @@
+// table.get_state and table.watch: the shared view of the table, each read in one snapshot.
+import type { Env } from "../dispatch.ts";
+import { OPEN_TASK_STATUSES } from "../domain/statuses.ts";
+import { ToolError } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
+import { agentRecordOf } from "../store/agents.ts";
+import type { Tx } from "../store/index.ts";
+import { requireRun } from "./common.ts";
+
+// Collections whose families are not built yet are empty; their issues fill them in.
+const none = (): never[] => [];
+
+export async function getState(tx: Tx) {
+	return {
+		runs: await tx.runs.list(),
+		agents: (await tx.agents.list()).map(agentRecordOf),
+		tasks: await tx.tasks.all(),
+		claims: none(),
+		proposals: none(),
+		transactions: none(),
+		human_approvals: none(),
+		security_reviews: none(),
+		memory: await tx.memory.list(),
+		last_event_id: await tx.events.lastId(),
+	};
+}
+
+/** The seed's normalization: missing or ≤ 0 means 10, and at most 200. */
+export const watchLimit = (limit: number | undefined) =>
+	limit === undefined || limit <= 0 ? 10 : Math.min(limit, 200);
+
+// Another process's commits are noticed by polling at this interval; this process's wake at once.
+const POLL_MS = 100;
+
+export async function watch(a: Args<"table.watch">, env: Env) {
+	const deadline = Date.now() + (a.wait_ms ?? 0);
+	for (;;) {
+		const view = await env.rt.store.withTransaction("read", (tx) => watchView(tx, a));
+		const remaining = deadline - Date.now();
+		if (view.events.length > 0 || remaining <= 0) return view;
+		await env.rt.store.eventsCommitted(Math.min(POLL_MS, remaining), env.ctx.signal);
+		if (env.ctx.signal.aborted) throw new ToolError("cancelled", "table.watch was cancelled while waiting");
+	}
+}
+
+async function watchView(tx: Tx, a: Args<"table.watch">) {
+	const limit = watchLimit(a.limit);
+	const runId = a.run_id ?? null;
+	if (runId !== null) await requireRun(tx, runId);
+
+	let events: Awaited<ReturnType<Tx["events"]["after"]>>;
+	let hasMore = false;
+	let next: number;
+	if (a.after_event_id !== undefined) {
+		// Cursor mode: one extra row tells whether another page exists.
+		const page = await tx.events.after(a.after_event_id, runId, limit + 1);
+		hasMore = page.length > limit;
+		events = hasMore ? page.slice(0, limit) : page;
+		next = events.at(-1)?.id ?? a.after_event_id;
+	} else {
+		events = await tx.events.newest(runId, limit);
+		next = events.at(-1)?.id ?? 0;
+	}
+
+	return {
+		run_id: runId,
+		events,
+		next_after_event_id: next,
+		has_more_events: hasMore,
+		transactions: none(),
+		blocked_tasks: await tx.tasks.withStatus("blocked"),
+		pending_proposals: none(),
+		required_approvals: none(),
+		active_claims: 0,
+		suspended_claims: 0,
+		open_tasks: await tx.tasks.countWithStatus(OPEN_TASK_STATUSES),
+		active_agents: await tx.agents.countEnabled(),
+	};
+}

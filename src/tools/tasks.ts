@@ -1,0 +1,128 @@
+// task.create, task.get, task.list, task.update_status.
+import { actorId } from "../context.ts";
+import type { Env } from "../dispatch.ts";
+import { mintId } from "../domain/ids.ts";
+import { checkReadablePaths } from "../domain/paths.ts";
+import { invalidArgument, ToolError } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
+import type { TaskRecord } from "../registry/records.ts";
+import type { Tx } from "../store/index.ts";
+import type { TaskChanges, TaskPosition } from "../store/tasks.ts";
+import { checkRevision, requireEnabledAgent, requireRun, requireTask } from "./common.ts";
+
+export async function create(tx: Tx, a: Args<"task.create">, env: Env) {
+	const readable_paths = checkReadablePaths(a.readable_paths ?? []);
+	const id = a.task_id ?? mintId("task");
+	if (a.task_id !== undefined && (await tx.tasks.get(id))) {
+		throw new ToolError("already_exists", `task ${id} already exists`, { task_id: id });
+	}
+	if (a.run_id !== undefined) await requireRun(tx, a.run_id);
+	if (a.assigned_agent_id !== undefined)
+		await requireEnabledAgent(tx, a.assigned_agent_id, "assigned_agent_id");
+
+	const task = await tx.tasks.insert(
+		{
+			id,
+			run_id: a.run_id ?? null,
+			title: a.title,
+			body_md: a.body_md,
+			status: "open",
+			priority: a.priority ?? 100,
+			risk: a.risk ?? "normal",
+			assigned_agent_id: a.assigned_agent_id ?? null,
+			readable_paths,
+		},
+		env.now,
+	);
+	await tx.events.append(
+		{
+			type: "task.created",
+			actor_id: actorId(env.ctx),
+			run_id: task.run_id,
+			task_id: task.id,
+			payload: {
+				task_id: task.id,
+				title: task.title,
+				status: task.status,
+				priority: task.priority,
+				risk: task.risk,
+				assigned_agent_id: task.assigned_agent_id,
+				readable_paths: task.readable_paths,
+			},
+		},
+		env.now,
+	);
+	return { task };
+}
+
+export async function get(tx: Tx, a: Args<"task.get">) {
+	return { task: await requireTask(tx, a.task_id) };
+}
+
+const encodeCursor = (t: TaskRecord) =>
+	Buffer.from(JSON.stringify([t.priority, t.created_at, t.id])).toString("base64url");
+
+function decodeCursor(cursor: string): TaskPosition {
+	try {
+		const [priority, created_at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+		if (Number.isSafeInteger(priority) && typeof created_at === "string" && typeof id === "string") {
+			return { priority, created_at, id };
+		}
+	} catch {
+		// reported below
+	}
+	throw invalidArgument("argument 'cursor' is not a cursor this tool returned", { field: "cursor" });
+}
+
+export async function list(tx: Tx, a: Args<"task.list">) {
+	const limit = a.limit ?? 200;
+	const from = a.cursor === undefined ? undefined : decodeCursor(a.cursor);
+	const page = await tx.tasks.list(
+		{ status: a.status, assigned_agent_id: a.assigned_agent_id, run_id: a.run_id },
+		from,
+		limit + 1,
+	);
+	const more = page.length > limit;
+	const tasks = more ? page.slice(0, limit) : page;
+	const last = tasks.at(-1);
+	return { tasks, next_cursor: more && last ? encodeCursor(last) : null };
+}
+
+export async function updateStatus(tx: Tx, a: Args<"task.update_status">, env: Env) {
+	if (a.status === undefined && a.assigned_agent_id === undefined && a.run_id === undefined) {
+		throw invalidArgument("nothing to update: give status, assigned_agent_id or run_id");
+	}
+	const task = await requireTask(tx, a.task_id);
+	checkRevision(task, a.expected_revision);
+	if (a.assigned_agent_id != null) await requireEnabledAgent(tx, a.assigned_agent_id, "assigned_agent_id");
+	if (a.run_id != null) await requireRun(tx, a.run_id);
+
+	const changes: TaskChanges = {};
+	const diff: Record<string, { from: unknown; to: unknown }> = {};
+	for (const field of ["status", "assigned_agent_id", "run_id"] as const) {
+		const to = a[field];
+		if (to !== undefined && to !== task[field]) {
+			Object.assign(changes, { [field]: to });
+			diff[field] = { from: task[field], to };
+		}
+	}
+	if (Object.keys(diff).length === 0) return { task };
+
+	const updated = await tx.tasks.update(task.id, changes, env.now);
+	await tx.events.append(
+		{
+			type: "task.updated",
+			actor_id: actorId(env.ctx),
+			run_id: updated.run_id,
+			task_id: updated.id,
+			payload: {
+				task_id: updated.id,
+				changes: diff,
+				revision: updated.revision,
+				...(a.reason_md !== undefined && { reason_md: a.reason_md }),
+			},
+		},
+		env.now,
+	);
+	return { task: updated };
+}

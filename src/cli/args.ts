@@ -1,0 +1,56 @@
+// A small strict flag parser: `--name value`, `--name=value`, boolean `--name`. Anything it cannot
+// use is a UsageError (exit 2) with a did-you-mean.
+import { didYouMean, suggestion } from "../domain/suggest.ts";
+
+export type FlagKind = "string" | "boolean" | "integer";
+
+export interface FlagSpec {
+	kind: FlagKind;
+	/** Shown in help, e.g. "DIR". */
+	value?: string;
+	help: string;
+}
+
+export type Flags = Record<string, string | boolean | number | undefined>;
+
+export class UsageError extends Error {
+	override name = "UsageError";
+}
+
+export function parseFlags(argv: readonly string[], spec: Record<string, FlagSpec>): Flags {
+	const flags: Flags = {};
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] as string;
+		if (!arg.startsWith("--") || arg === "--") {
+			throw new UsageError(`unexpected argument '${arg}'`);
+		}
+		const eq = arg.indexOf("=");
+		const name = arg.slice(2, eq === -1 ? undefined : eq);
+		const flag = spec[name];
+		if (!flag) {
+			throw new UsageError(
+				`unknown flag '--${name}'${suggestion(didYouMean(name, Object.keys(spec))?.replace(/^/, "--"))}`,
+			);
+		}
+		if (name in flags) throw new UsageError(`--${name} given twice`);
+		if (flag.kind === "boolean") {
+			if (eq !== -1) throw new UsageError(`--${name} takes no value`);
+			flags[name] = true;
+			continue;
+		}
+		let value: string | undefined;
+		if (eq !== -1) value = arg.slice(eq + 1);
+		else {
+			value = argv[i + 1];
+			i++;
+		}
+		if (value === undefined) throw new UsageError(`--${name} needs a value (${flag.value ?? "VALUE"})`);
+		if (flag.kind === "integer") {
+			if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+				throw new UsageError(`--${name} must be an integer (was '${value}')`);
+			}
+			flags[name] = Number(value);
+		} else flags[name] = value;
+	}
+	return flags;
+}

@@ -1,0 +1,160 @@
+// argv → command. This file and what it imports stay light (no arktype, no SQLite) so that
+// `--version` and `--help` answer at once; each command's module is imported only when it runs.
+import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { VERSION } from "../version.ts";
+import { type FlagSpec, type Flags, parseFlags, UsageError } from "./args.ts";
+
+export interface CommandRun {
+	run(flags: Flags & { root: string }): Promise<number>;
+}
+
+interface Command {
+	name: string;
+	usage: string;
+	summary: string;
+	flags: Record<string, FlagSpec>;
+	load: () => Promise<CommandRun>;
+}
+
+const COMMON: Record<string, FlagSpec> = {
+	root: { kind: "string", value: "DIR", help: "project directory (default .)" },
+	help: { kind: "boolean", help: "show this help" },
+};
+
+const COMMANDS: Command[] = [
+	{
+		name: "init",
+		usage: "roundtable init [--force]",
+		summary:
+			"Create .roundtable/ with the config, policy, agent protocol and generated MCP assets, the database and the configured agents. Running it again changes nothing and says so; files you edited are kept unless --force.",
+		flags: { force: { kind: "boolean", help: "overwrite starter files you edited" } },
+		load: () => import("./init.ts").then((m) => m.init),
+	},
+	{
+		name: "mcp inspect",
+		usage: "roundtable mcp inspect [--json] [--write] [--markdown]",
+		summary:
+			"List the tools of the registry. --json prints [{name, implemented, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md).",
+		flags: {
+			json: { kind: "boolean", help: "print JSON" },
+			write: {
+				kind: "boolean",
+				help: "regenerate .roundtable/mcp/{tools.schema.json,server.json,AGENT_MCP_MANIFEST.md}",
+			},
+			markdown: { kind: "boolean", help: "print the Markdown tool reference" },
+		},
+		load: () => import("./mcp.ts").then((m) => m.inspect),
+	},
+	{
+		name: "mcp call",
+		usage: "roundtable mcp call --tool NAME [--args JSON | --args-file FILE]",
+		summary:
+			'Call one tool in this process (works beside a running owner). Prints the result JSON; on failure prints {"error":{code,message,details}} on stderr and exits 1.',
+		flags: {
+			tool: { kind: "string", value: "NAME", help: "tool name, e.g. task.create" },
+			args: { kind: "string", value: "JSON", help: "arguments as a JSON object" },
+			"args-file": {
+				kind: "string",
+				value: "FILE",
+				help: "read the arguments from a JSON file (- for stdin)",
+			},
+		},
+		load: () => import("./mcp.ts").then((m) => m.callTool),
+	},
+	{
+		name: "table",
+		usage: "roundtable table [--json]",
+		summary: "Print the table: runs, agents and tasks, and counts of everything else.",
+		flags: { json: { kind: "boolean", help: "print table.get_state as JSON" } },
+		load: () => import("./table.ts").then((m) => m.table),
+	},
+	{
+		name: "watch",
+		usage: "roundtable watch [--run ID] [--limit N] [--follow] [--json]",
+		summary:
+			"Print what needs attention and the newest events. --follow then prints every new event as it happens, following the event cursor so none is skipped, until interrupted.",
+		flags: {
+			run: { kind: "string", value: "ID", help: "only events of this run" },
+			limit: { kind: "integer", value: "N", help: "events in the first page (default 10, at most 200)" },
+			follow: { kind: "boolean", help: "keep printing new events" },
+			json: { kind: "boolean", help: "print JSON (with --follow: one event per line)" },
+		},
+		load: () => import("./table.ts").then((m) => m.watch),
+	},
+];
+
+function commandHelp(c: Command): string {
+	const flags = { ...c.flags, ...COMMON };
+	const width = Math.max(
+		...Object.entries(flags).map(([n, f]) => n.length + (f.value ? f.value.length + 1 : 0)),
+	);
+	const lines = Object.entries(flags).map(([n, f]) => {
+		const left = f.value ? `${n} ${f.value}` : n;
+		return `  --${left.padEnd(width)}  ${f.help}`;
+	});
+	return `usage: ${c.usage} [--root DIR]\n\n${c.summary}\n\nflags:\n${lines.join("\n")}\n`;
+}
+
+function mainHelp(): string {
+	const width = Math.max(...COMMANDS.map((c) => c.name.length));
+	return `roundtable ${VERSION}: a coordination server for teams of coding agents on one repository
+
+usage: roundtable <command> [flags]
+
+commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.usage.replace(`roundtable ${c.name}`, "").trim()}`).join("\n")}
+
+Every command takes --root DIR (default .) and --help. roundtable --version prints the version.
+`;
+}
+
+/** Runs the CLI; resolves with the exit code (0 ok, 1 failed, 2 unusable arguments). */
+export async function main(argv: readonly string[]): Promise<number> {
+	const [first, second] = argv;
+	if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+		process.stdout.write(mainHelp());
+		return first === undefined ? 2 : 0;
+	}
+	if (first === "--version" || first === "-v") {
+		process.stdout.write(`roundtable ${VERSION}\n`);
+		return 0;
+	}
+	const twoWords = `${first} ${second ?? ""}`;
+	const command = COMMANDS.find((c) => c.name === twoWords) ?? COMMANDS.find((c) => c.name === first);
+	if (!command) {
+		const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
+		const wanted = group.length > 0 ? twoWords.trim() : first;
+		const near = didYouMean(
+			wanted,
+			COMMANDS.map((c) => c.name),
+		);
+		process.stderr.write(
+			`roundtable: unknown command '${wanted}'${suggestion(near)}; see roundtable --help\n`,
+		);
+		return 2;
+	}
+	const rest = argv.slice(command.name.split(" ").length);
+	let flags: Flags;
+	try {
+		flags = parseFlags(rest, { ...command.flags, ...COMMON });
+	} catch (err) {
+		if (!(err instanceof UsageError)) throw err;
+		process.stderr.write(`roundtable ${command.name}: ${err.message}\n${commandHelp(command)}`);
+		return 2;
+	}
+	if (flags.help) {
+		process.stdout.write(commandHelp(command));
+		return 0;
+	}
+	const module = await command.load();
+	try {
+		return await module.run({ ...flags, root: (flags.root as string | undefined) ?? "." });
+	} catch (err) {
+		if (err instanceof UsageError) {
+			process.stderr.write(`roundtable ${command.name}: ${err.message}\n${commandHelp(command)}`);
+			return 2;
+		}
+		process.stderr.write(`roundtable ${command.name}: ${err instanceof Error ? err.message : String(err)}\n`);
+		return 1;
+	}
+}

@@ -1,0 +1,29 @@
+import { initProject } from "../init/index.ts";
+import type { CommandRun } from "./index.ts";
+
+const NOTES: Record<string, string> = {
+	kept: " (edited since init wrote it; --force overwrites it)",
+	overwritten: " (your edits were replaced: --force)",
+};
+
+export const init: CommandRun = {
+	async run(flags) {
+		const report = await initProject(flags.root, { force: flags.force === true });
+		const out: string[] = [];
+		for (const f of report.files) {
+			if (f.action !== "unchanged") out.push(`${f.action} ${f.path}${NOTES[f.action] ?? ""}`);
+		}
+		const { added, updated, enabled, disabled } = report.agents;
+		if (added.length > 0) out.push(`agents added: ${added.join(", ")}`);
+		if (updated.length > 0) out.push(`agents updated: ${updated.join(", ")}`);
+		if (enabled.length > 0) out.push(`agents enabled again: ${enabled.join(", ")}`);
+		if (disabled.length > 0) out.push(`agents disabled (no longer in the config): ${disabled.join(", ")}`);
+		out.push(
+			report.changed
+				? `initialized roundtable in ${report.root}`
+				: `roundtable is already initialized in ${report.root}; nothing changed`,
+		);
+		process.stdout.write(`${out.join("\n")}\n`);
+		return 0;
+	},
+};

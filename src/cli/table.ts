@@ -1,0 +1,109 @@
+// `table` and `watch`: operator views, read through the same tools agents use.
+import type { CallContext } from "../context.ts";
+import { call } from "../dispatch.ts";
+import { ToolError } from "../errors.ts";
+import type { EventRecord, TaskRecord } from "../registry/records.ts";
+import type { Runtime } from "../runtime.ts";
+import type { getState } from "../tools/table.ts";
+import type { CommandRun } from "./index.ts";
+import { withRuntime } from "./runtime.ts";
+
+type State = Awaited<ReturnType<typeof getState>>;
+type WatchView = {
+	run_id: string | null;
+	events: EventRecord[];
+	next_after_event_id: number;
+	has_more_events: boolean;
+	blocked_tasks: TaskRecord[];
+	pending_proposals: { id?: unknown; status?: unknown; title?: unknown }[];
+	required_approvals: { id?: unknown; status?: unknown; subject?: unknown }[];
+	transactions: { id?: unknown; status?: unknown; proposal_id?: unknown }[];
+	active_agents: number;
+	open_tasks: number;
+	active_claims: number;
+	suspended_claims: number;
+};
+
+const print = (lines: string[]) => {
+	if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+};
+
+export const table: CommandRun = {
+	run: (flags) =>
+		withRuntime(flags.root, async (rt, ctx) => {
+			const s = (await call(rt, "table.get_state", {}, ctx)) as State;
+			if (flags.json) {
+				process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+				return 0;
+			}
+			const enabled = s.agents.filter((a) => a.enabled).length;
+			print([
+				`RUNS ${s.runs.length}`,
+				...s.runs.map((r) => `  ${r.id} [${r.status}] ${r.goal || "(no goal)"}`),
+				`AGENTS ${s.agents.length} (${enabled} enabled)`,
+				...s.agents.map((a) => `  ${a.id} ${a.role} ${a.adapter}${a.enabled ? "" : " (disabled)"}`),
+				`TASKS ${s.tasks.length}`,
+				...s.tasks.map(
+					(t) => `  ${t.id} [${t.status}] p${t.priority} ${t.assigned_agent_id ?? "-"} ${t.title}`,
+				),
+				`CLAIMS ${s.claims.length}`,
+				`PROPOSALS ${s.proposals.length}`,
+				`TRANSACTIONS ${s.transactions.length}`,
+				`APPROVALS ${s.human_approvals.length}`,
+				`SECURITY_REVIEWS ${s.security_reviews.length}`,
+				`MEMORY ${s.memory.length}`,
+			]);
+			return 0;
+		}),
+};
+
+const eventLine = (e: EventRecord) => `EVENT ${e.id} ${e.type} ${e.actor_id} ${e.task_id ?? "-"}`;
+
+function summaryLines(v: WatchView): string[] {
+	return [
+		`WATCH run=${v.run_id ?? "all"} active_agents=${v.active_agents} open_tasks=${v.open_tasks} active_claims=${v.active_claims} suspended_claims=${v.suspended_claims}`,
+		...v.blocked_tasks.map((t) => `BLOCKED ${t.id} ${t.title}`),
+		...v.pending_proposals.map((p) => `PROPOSAL ${p.id} ${p.status} ${p.title}`),
+		...v.required_approvals.map((a) => `APPROVAL ${a.id} ${a.status} ${a.subject}`),
+		...v.transactions.map((x) => `TX ${x.id} ${x.status} ${x.proposal_id}`),
+	];
+}
+
+async function follow(rt: Runtime, ctx: CallContext, runId: string | undefined, from: number, json: boolean) {
+	let cursor = from;
+	for (;;) {
+		let v: WatchView;
+		try {
+			const args = { after_event_id: cursor, limit: 200, wait_ms: 30_000, ...(runId && { run_id: runId }) };
+			v = (await call(rt, "table.watch", args, ctx)) as WatchView;
+		} catch (err) {
+			if (err instanceof ToolError && err.code === "cancelled") return;
+			throw err;
+		}
+		print(v.events.map((e) => (json ? JSON.stringify(e) : eventLine(e))));
+		cursor = v.next_after_event_id;
+	}
+}
+
+export const watch: CommandRun = {
+	run: (flags) =>
+		withRuntime(flags.root, async (rt, ctx) => {
+			const runId = flags.run as string | undefined;
+			const args = {
+				...(runId && { run_id: runId }),
+				...(flags.limit !== undefined && { limit: flags.limit }),
+			};
+			const v = (await call(rt, "table.watch", args, ctx)) as WatchView;
+			if (flags.json && !flags.follow) {
+				process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+				return 0;
+			}
+			print(
+				flags.json
+					? v.events.map((e) => JSON.stringify(e))
+					: [...summaryLines(v), ...v.events.map(eventLine)],
+			);
+			if (flags.follow) await follow(rt, ctx, runId, v.next_after_event_id, flags.json === true);
+			return 0;
+		}),
+};

@@ -1,0 +1,102 @@
+// The config.yaml that `init` writes: every default spelled out, with a word on each section.
+// A test checks that it parses to exactly the built-in defaults.
+
+export const CONFIG_TEMPLATE = `# Roundtable configuration. Every key is optional; a missing key takes the value shown here.
+# Unknown keys are errors. Secrets never go in this file: the HTTP bearer token comes from the
+# ROUNDTABLE_MCP_TOKEN environment variable.
+version: 1
+project_name: Roundtable
+
+storage:
+  sqlite_path: .roundtable/roundtable.db
+  wal: true
+
+mcp:
+  transport: unix
+  socket_path: .roundtable/mcp/roundtable.sock
+  # Streamable HTTP at http://<http_address>/mcp. A non-loopback address needs TLS and a token.
+  http_address: 127.0.0.1:7117
+  tls_cert_file: ""
+  tls_key_file: ""
+
+# One agent per fixed role, plus pools of implementers and reviewers (implementer-1..N).
+agents:
+  chair: { role: Chair, adapter: claude, model: default }
+  architect: { role: Architect, adapter: claude, model: default }
+  tester: { role: Tester, adapter: codex, model: default }
+  security: { role: Security, adapter: claude, model: default }
+  memory_oracle: { role: MemoryOracle, adapter: claude, model: default }
+  implementers: { count: 2, adapter: codex, model: default }
+  reviewers: { count: 1, adapter: gemini, model: default }
+
+# How each agent CLI is started and resumed. New adapter names are allowed.
+adapters:
+  codex:
+    command: codex
+    supports_resume: true
+    resume_pattern: codex resume {{external_session_id}}
+    supports_mcp: true
+    supports_readonly_workspace: true
+    captures_session_id: true
+  claude:
+    command: claude
+    supports_resume: true
+    resume_pattern: claude --resume {{external_session_id}}
+    supports_mcp: true
+    supports_readonly_workspace: true
+    captures_session_id: true
+  gemini:
+    command: gemini
+    supports_resume: true
+    resume_pattern: gemini resume {{external_session_id}}
+    supports_mcp: true
+    supports_readonly_workspace: true
+    captures_session_id: true
+  opencode:
+    command: opencode
+    supports_resume: false
+    resume_pattern: ""
+    supports_mcp: true
+    supports_readonly_workspace: true
+    captures_session_id: false
+  generic:
+    command: sh
+    supports_resume: false
+    resume_pattern: ""
+    supports_mcp: false
+    supports_readonly_workspace: true
+    captures_session_id: false
+
+# A scheduled turn not started, or started and not completed, within the lease expires.
+turns:
+  lease_seconds: 600
+
+claims:
+  default_ttl_seconds: 900
+
+# test.run runs only commands that begin with one of these argv prefixes (no shell).
+tests:
+  allowed_commands:
+    - npm test
+    - npm run test
+    - pnpm test
+    - yarn test
+    - bun test
+    - go test
+    - cargo test
+    - pytest
+    - python -m pytest
+    - make test
+  timeout_seconds: 600
+  max_output_bytes: 4194304
+  env_allowlist: [PATH, HOME, LANG, LC_ALL, TERM, TMPDIR, TZ, CI]
+
+limits:
+  max_frame_bytes: 16777216
+  read_deadline_seconds: 30
+  write_deadline_seconds: 30
+  max_connections: 256
+
+idempotency:
+  ttl_hours: 24
+`;

@@ -1,0 +1,134 @@
+// `roundtable init`: the .roundtable/ folder, the starter files, the generated MCP assets, the
+// database and the configured agents. Idempotent: a second run changes nothing and says so. A file
+// is overwritten only if init wrote it and nobody edited it since (or with --force).
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type SyncReport, syncAgents } from "../config/agents.ts";
+import { CONFIG_PATH, loadConfig } from "../config/load.ts";
+import { policyMarkdown } from "../config/policy.ts";
+import { sha256 } from "../domain/canonical.ts";
+import { writeFileAtomic } from "../fsutil.ts";
+import { databasePath } from "../runtime.ts";
+import { openStore } from "../store/index.ts";
+import { CONFIG_TEMPLATE } from "./config-template.ts";
+import {
+	agentManifest,
+	MANIFEST_PATH,
+	SERVER_JSON_PATH,
+	serverJson,
+	TOOLS_SCHEMA_PATH,
+	toolsSchemaJson,
+} from "./mcp-assets.ts";
+import { AGENTS_MD, PROJECT_MD, ROUNDTABLE_GITIGNORE, TASKS_README } from "./starter-files.ts";
+
+const RUNTIME_DIRS = [
+	".roundtable",
+	".roundtable/mcp",
+	".roundtable/patches",
+	".roundtable/journal",
+	".roundtable/testlogs",
+	".roundtable/logs",
+];
+/** Hashes of what init last wrote, to tell our own files from files a user edited. */
+const STATE_PATH = ".roundtable/init-state.json";
+
+export type FileAction = "created" | "updated" | "unchanged" | "kept" | "overwritten";
+
+export interface InitReport {
+	root: string;
+	files: { path: string; action: FileAction }[];
+	agents: SyncReport;
+	/** False when the project was already initialized exactly like this. */
+	changed: boolean;
+}
+
+function readState(root: string): Record<string, string> {
+	try {
+		const parsed = JSON.parse(readFileSync(join(root, STATE_PATH), "utf8"));
+		return typeof parsed?.files === "object" && parsed.files !== null ? parsed.files : {};
+	} catch {
+		return {};
+	}
+}
+
+/** Decides what to do with one file and does it. */
+function place(
+	root: string,
+	rel: string,
+	content: string,
+	written: Record<string, string>,
+	force: boolean,
+): FileAction {
+	const path = join(root, rel);
+	const wanted = sha256(content);
+	let current: string | undefined;
+	try {
+		current = sha256(readFileSync(path, "utf8"));
+	} catch {
+		current = undefined;
+	}
+	if (current === wanted) {
+		written[rel] = wanted;
+		return "unchanged";
+	}
+	const ours = current !== undefined && written[rel] === current;
+	if (current !== undefined && !ours && !force) return "kept";
+	mkdirSync(dirname(path), { recursive: true });
+	writeFileAtomic(path, content);
+	written[rel] = wanted;
+	return current === undefined ? "created" : ours ? "updated" : "overwritten";
+}
+
+/** The generated MCP assets, for init and `mcp inspect --write`. */
+export function mcpAssets(root: string, config = loadConfig(root)): [path: string, content: string][] {
+	return [
+		[TOOLS_SCHEMA_PATH, toolsSchemaJson()],
+		[SERVER_JSON_PATH, serverJson(root, config)],
+		[MANIFEST_PATH, agentManifest(root, config)],
+	];
+}
+
+export async function initProject(rootDir: string, options: { force?: boolean } = {}): Promise<InitReport> {
+	const force = options.force ?? false;
+	if (!existsSync(rootDir) || !statSync(rootDir).isDirectory()) {
+		throw new Error(`${rootDir} is not a directory`);
+	}
+	const root = realpathSync(rootDir);
+	// An existing config is validated before anything is written, so a broken one changes nothing.
+	if (existsSync(join(root, CONFIG_PATH))) loadConfig(root);
+
+	for (const dir of RUNTIME_DIRS) {
+		mkdirSync(join(root, dir), { recursive: true, mode: 0o700 });
+		chmodSync(join(root, dir), 0o700);
+	}
+	const stateBefore = readState(root);
+	const written = { ...stateBefore };
+	const report: InitReport["files"] = [];
+	const put = (rel: string, content: string) =>
+		report.push({ path: rel, action: place(root, rel, content, written, force) });
+
+	put(CONFIG_PATH, CONFIG_TEMPLATE);
+	// Whatever config.yaml now holds (the template, or the user's kept edit) governs the rest.
+	const config = loadConfig(root);
+	put(".roundtable/.gitignore", ROUNDTABLE_GITIGNORE);
+	put("POLICIES.ROUNDTABLE.md", policyMarkdown());
+	put("AGENTS.ROUNDTABLE.md", AGENTS_MD);
+	put("PROJECT.ROUNDTABLE.md", PROJECT_MD);
+	put("TASKS.ROUNDTABLE/README.md", TASKS_README);
+	for (const [rel, content] of mcpAssets(root, config)) put(rel, content);
+	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) {
+		writeFileAtomic(join(root, STATE_PATH), `${JSON.stringify({ files: written }, null, 2)}\n`, 0o600);
+	}
+
+	const store = openStore(databasePath(root, config));
+	let agents: SyncReport;
+	try {
+		agents = await syncAgents(store, config);
+	} finally {
+		store.close();
+	}
+	const changed =
+		report.some((f) => f.action !== "unchanged" && f.action !== "kept") ||
+		Object.values(agents).some((ids) => ids.length > 0);
+	return { root, files: report, agents, changed };
+}

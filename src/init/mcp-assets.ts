@@ -67,6 +67,8 @@ export function serverJson(root: string, config: Config): string {
 	});
 }
 
+const heading = (f: Family) => familyArea(f).replace(/^\w/, (c) => c.toUpperCase());
+
 const toolLine = (t: Tool) =>
 	`- \`${t.name}\`${t.mutates ? "" : " (read-only)"}${isImplemented(t.name) ? "" : " (not available yet)"}: ${t.title}.`;
 
@@ -120,7 +122,7 @@ lease expires.
 ${families
 	.map(
 		(f) =>
-			`### ${familyArea(f)}\n\n${TOOLS.filter((t) => t.family === f)
+			`### ${heading(f)}\n\n${TOOLS.filter((t) => t.family === f)
 				.map(toolLine)
 				.join("\n")}`,
 	)
@@ -168,7 +170,7 @@ export function toolsMarkdown(): string {
 					: ["| argument | type | required | |", "|---|---|---|---|", ...rows].join("\n"),
 			].join("\n");
 		});
-		return [`## ${familyArea(f)}`, "", ...tools.flatMap((t) => [t, ""])].join("\n");
+		return [`## ${heading(f)}`, "", ...tools.flatMap((t) => [t, ""])].join("\n");
 	});
 	return [
 		"# Tools",

@@ -1,7 +1,7 @@
 import type { Type } from "arktype";
 
 export const FAMILIES = {
-	table: "the table (state and watch)",
+	table: "the table: state and watch",
 	turns: "turns and the Chair",
 	tasks: "tasks",
 	repo: "repository reads",

@@ -1,0 +1,33 @@
+// Small helpers for benchmarks: a fresh project and timing.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { operatorContext } from "../src/context.ts";
+import { call } from "../src/dispatch.ts";
+import { initProject } from "../src/init/index.ts";
+import { openRuntime, type Runtime } from "../src/runtime.ts";
+
+export async function freshProject(): Promise<{
+	rt: Runtime;
+	call: (tool: string, args: object) => Promise<object>;
+	done: () => void;
+}> {
+	const root = mkdtempSync(join(tmpdir(), "rt-bench-"));
+	await initProject(root);
+	const rt = openRuntime(root);
+	const ctx = operatorContext("internal");
+	return {
+		rt,
+		call: (tool, args) => call(rt, tool, args, ctx),
+		done: () => {
+			rt.close();
+			rmSync(root, { recursive: true, force: true });
+		},
+	};
+}
+
+export const percentile = (sorted: number[], p: number) =>
+	sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+export const fmt = (n: number, digits = 0) =>
+	n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });

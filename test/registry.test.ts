@@ -1,0 +1,150 @@
+// The registry is the single source of truth: every seed tool is declared once, with schemas and
+// hints, the dispatcher's switch mirrors it, and everything generated from it is current.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isImplemented, route } from "../src/dispatch.ts";
+import { toolsMarkdown } from "../src/init/mcp-assets.ts";
+import { argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
+import { allEvents, makeProject, REPO } from "./helpers.ts";
+
+const SEED_TOOLS = [
+	"table.get_state",
+	"table.watch",
+	"agent.turn_request",
+	"agent.turn_start",
+	"agent.turn_complete",
+	"task.create",
+	"task.get",
+	"task.list",
+	"task.update_status",
+	"repo.read_file",
+	"repo.search",
+	"repo.symbols",
+	"repo.dependency_context",
+	"resource.claim",
+	"resource.claim_status",
+	"resource.get",
+	"resource.release",
+	"resource.search",
+	"proposal.create",
+	"proposal.attach_patch",
+	"proposal.get",
+	"proposal.list",
+	"proposal.request_review",
+	"vote.cast",
+	"vote.list",
+	"decision.record",
+	"patch.validate",
+	"patch.apply",
+	"patch.reject",
+	"human.request_approval",
+	"human.approval_status",
+	"security.review",
+	"test.suggest",
+	"test.run",
+	"test.get_result",
+	"test.evidence.submit",
+	"memory.query",
+	"memory.record",
+	"memory.summarize",
+	"memory.mark_stale",
+];
+const ADDITIONS = ["resource.renew", "patch.rollback", "proposal.withdraw"];
+const BUILT = [
+	"table.get_state",
+	"table.watch",
+	"task.create",
+	"task.get",
+	"task.list",
+	"task.update_status",
+	"memory.query",
+	"memory.record",
+	"memory.summarize",
+	"memory.mark_stale",
+	"decision.record",
+];
+
+const names = TOOLS.map((t) => t.name as string);
+
+test("declares the seed's 40 tools and the 3 additions, each once", () => {
+	expect(SEED_TOOLS.length).toBe(40);
+	expect([...names].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS].sort());
+	expect(new Set(names).size).toBe(names.length);
+});
+
+test("the dispatcher's switch lists exactly the registry's names", () => {
+	const file = readFileSync(join(REPO, "src/dispatch.ts"), "utf8");
+	const source = file.slice(
+		file.indexOf("export function route("),
+		file.indexOf("export const isImplemented"),
+	);
+	const cases = [...source.matchAll(/case "([^"]+)":/g)].map((m) => m[1] as string);
+	expect([...cases].sort()).toEqual([...names].sort());
+	for (const t of TOOLS) expect(() => route(t.name)).not.toThrow();
+});
+
+test("the tools built so far are exactly these", () => {
+	expect(names.filter((n) => isImplemented(n as never)).sort()).toEqual([...BUILT].sort());
+});
+
+describe.each(TOOLS.map((t) => [t.name, t] as const))("%s", (_name, tool) => {
+	test("is described for agents", () => {
+		expect(tool.name).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
+		expect(tool.title.length).toBeGreaterThan(3);
+		expect(tool.description.length).toBeGreaterThan(20);
+	});
+
+	test("has object JSON schemas that refuse unknown arguments", () => {
+		const { input, output } = jsonSchemas(tool);
+		expect(input.type).toBe("object");
+		expect(input.additionalProperties).toBe(false);
+		expect(output.type).toBe("object");
+		expect(Object.keys((input.properties as object | undefined) ?? {}).sort()).toEqual(argNames(tool).sort());
+	});
+
+	test("takes idempotency_key exactly when it mutates and expected_revision exactly when it updates", () => {
+		const args = argNames(tool);
+		expect(args.includes("idempotency_key")).toBe(tool.mutates);
+		expect(args.includes("expected_revision")).toBe(tool.updates);
+		if (tool.updates) expect(tool.mutates).toBe(true);
+	});
+
+	test("carries MCP hints that match what it does", () => {
+		expect(tool.annotations.readOnlyHint).toBe(!tool.mutates);
+		expect(tool.annotations.openWorldHint).toBe(false);
+		if (!tool.mutates) expect(tool.annotations.destructiveHint).toBe(false);
+		expect(tool.annotations.title).toBe(tool.title);
+	});
+});
+
+test("a tool of an unbuilt family fails with `unimplemented` and changes nothing", async () => {
+	const p = await makeProject();
+	const before = (await allEvents(p)).length;
+	for (const t of TOOLS.filter((t) => !isImplemented(t.name))) {
+		// Arguments that pass validation: every required argument given a valid value.
+		const schema = jsonSchemas(t).input as {
+			required?: string[];
+			properties: Record<string, { type?: string; items?: unknown }>;
+		};
+		const args: Record<string, unknown> = {};
+		for (const key of schema.required ?? []) {
+			const kind = schema.properties[key]?.type;
+			args[key] = kind === "integer" ? 1 : kind === "array" ? ["x"] : kind === "boolean" ? true : "x";
+		}
+		const err = await p.fail(t.name, args);
+		expect({ tool: t.name, code: err.code }).toEqual({ tool: t.name, code: "unimplemented" });
+		expect(err.message).toContain(t.name);
+		expect(err.details).toEqual({ tool: t.name, family: t.family });
+	}
+	expect((await allEvents(p)).length).toBe(before);
+});
+
+test("docs/tools.md is current (regenerate with `npm run docs`)", () => {
+	expect(readFileSync(join(REPO, "docs/tools.md"), "utf8")).toBe(toolsMarkdown());
+});
+
+test("package.json and the CLI agree on the version", async () => {
+	const { VERSION } = await import("../src/version.ts");
+	expect(JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version).toBe(VERSION);
+});

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type } from "arktype";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import { problemText } from "../domain/scalars.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import { type AdapterConfig, type Config, defaultConfig, FIXED_ROLES } from "./defaults.ts";
@@ -57,8 +57,24 @@ export function parseConfig(text: string, file = CONFIG_PATH): Config {
 	const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
 	const firstError = doc.errors[0];
 	if (firstError) {
-		const line = firstError.linePos?.[0]?.line ?? 1;
+		const line = lines.linePos(firstError.pos[0]).line;
 		throw new ConfigError(file, line, "", `invalid YAML: ${firstError.message.split("\n")[0]}`);
+	}
+	let unresolved: { line: number; name: string } | undefined;
+	visit(doc, {
+		Alias(_, alias) {
+			if (!unresolved && alias.resolve(doc) === undefined) {
+				unresolved = { line: lines.linePos(alias.range?.[0] ?? 0).line, name: alias.source };
+			}
+		},
+	});
+	if (unresolved) {
+		throw new ConfigError(
+			file,
+			unresolved.line,
+			"",
+			`invalid YAML: alias *${unresolved.name} names no anchor`,
+		);
 	}
 	const lineOf = (path: Path) => locate(doc.contents, path, (offset) => lines.linePos(offset).line);
 	const fail = (path: Path, detail: string): never => {

@@ -5,40 +5,48 @@
 import picomatch from "picomatch";
 import { invalidArgument } from "../errors.ts";
 
-// Sample names of every sensitive kind. A pattern segment that matches one of them names that kind.
-const SENSITIVE_NAMES = [
+const SENSITIVE_EXACT = new Set([
 	".git",
 	".roundtable",
-	".env",
-	".env.local",
-	".env.production",
 	".ssh",
 	".aws",
+	".gnupg",
+	".docker",
+	".kube",
 	".npmrc",
 	".yarnrc",
 	".yarnrc.yml",
 	".pypirc",
 	".netrc",
 	".git-credentials",
-	".gnupg",
-	".docker",
-	".kube",
+]);
+const KEY_FILE = /^id_(rsa|dsa|ecdsa|ed25519)|\.(pem|key|crt|cer|der|p12|pfx|jks|keystore)$/;
+
+/** A file or directory name that holds credentials or configuration. */
+function isSensitiveName(name: string): boolean {
+	const n = name.toLowerCase();
+	return n.startsWith(".env") || SENSITIVE_EXACT.has(n) || KEY_FILE.test(n);
+}
+
+// A glob segment names a sensitive kind when it matches one of these samples of that kind.
+const SAMPLES = [
+	...SENSITIVE_EXACT,
+	".env",
+	".env.local",
+	".envrc",
 	"id_rsa",
-	"id_dsa",
-	"id_ecdsa",
 	"id_ed25519",
-	"server.pem",
-	"server.key",
-	"server.crt",
-	"server.cer",
-	"server.der",
-	"server.p12",
-	"server.pfx",
-	"server.jks",
-	"server.keystore",
+	...["pem", "key", "crt", "cer", "der", "p12", "pfx", "jks", "keystore"].map((ext) => `server.${ext}`),
 ];
 
 const isPureWildcard = (segment: string) => /^\*{1,2}$/.test(segment);
+const hasGlob = (segment: string) => /[*?[\]{}()!+@]/.test(segment);
+
+function namesSensitive(segment: string): string | undefined {
+	if (!hasGlob(segment)) return isSensitiveName(segment) ? segment : undefined;
+	const matches = picomatch(segment, { dot: false, nocase: true });
+	return SAMPLES.find((name) => matches(name));
+}
 
 /** Normalizes each pattern or throws invalid_argument naming the offending entry. */
 export function checkReadablePaths(patterns: readonly string[]): string[] {
@@ -58,8 +66,7 @@ export function checkReadablePaths(patterns: readonly string[]): string[] {
 		if (segments.includes("..")) refuse("it leaves the repository");
 		for (const segment of segments) {
 			if (segment === "" || segment === "." || isPureWildcard(segment)) continue;
-			const matches = picomatch(segment, { dot: false });
-			const hit = SENSITIVE_NAMES.find((name) => matches(name));
+			const hit = namesSensitive(segment);
 			if (hit !== undefined) refuse(`it could reach credentials or configuration (like '${hit}')`);
 		}
 		return pattern;

@@ -1,17 +1,26 @@
 // "Did you mean" for unknown keys, tools, commands and enum values.
 
+/** Edit distance where swapping two neighbouring letters counts as one edit (`modle` → `model`). */
 function distance(a: string, b: string): number {
-	if (a === b) return 0;
-	let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+	const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+	for (let j = 0; j <= b.length; j++) (d[0] as number[])[j] = j;
 	for (let i = 1; i <= a.length; i++) {
-		const row = [i];
+		const row = d[i] as number[];
 		for (let j = 1; j <= b.length; j++) {
 			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-			row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+			const prev = d[i - 1] as number[];
+			let best = Math.min(
+				(prev[j] as number) + 1,
+				(row[j - 1] as number) + 1,
+				(prev[j - 1] as number) + cost,
+			);
+			if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+				best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
+			}
+			row[j] = best;
 		}
-		prev = row;
 	}
-	return prev[b.length] ?? 0;
+	return (d[a.length] as number[])[b.length] as number;
 }
 
 // `taskId`, `task-id` and `TASK_ID` should all find `task_id`.

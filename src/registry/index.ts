@@ -55,7 +55,7 @@ export interface Tool {
 	title: string;
 	description: string;
 	/** Full input schema: the tool's arguments plus the common ones; unknown keys rejected. */
-	input: Type<object>;
+	readonly input: Type<object>;
 	output: Type<object>;
 	mutates: boolean;
 	updates: boolean;
@@ -70,15 +70,22 @@ export interface Tool {
 }
 
 function build(spec: ToolSpec): Tool {
-	let input = spec.args as Type<object>;
-	if (spec.mutates) input = input.merge({ "idempotency_key?": idempotencyKey }) as Type<object>;
-	if (spec.updates) input = input.merge({ "expected_revision?": positiveInt }) as Type<object>;
+	let input: Type<object> | undefined;
 	return {
 		name: spec.name as ToolName,
 		family: spec.family,
 		title: spec.title,
 		description: spec.description,
-		input: input.onUndeclaredKey("reject"),
+		// Built on first use: composing 43 schemas up front would cost every CLI call ~60 ms.
+		get input() {
+			if (!input) {
+				let t = spec.args as Type<object>;
+				if (spec.mutates) t = t.merge({ "idempotency_key?": idempotencyKey }) as Type<object>;
+				if (spec.updates) t = t.merge({ "expected_revision?": positiveInt }) as Type<object>;
+				input = t.onUndeclaredKey("reject");
+			}
+			return input;
+		},
 		output: spec.output as Type<object>,
 		mutates: spec.mutates,
 		updates: spec.updates ?? false,

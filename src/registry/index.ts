@@ -1,7 +1,7 @@
 // The single source of truth for tools. MCP tools/list, tools.schema.json, the agent manifest,
 // `mcp inspect` and docs/tools.md are all derived from TOOLS; the dispatcher's switch mirrors it.
 import { type Type, type } from "arktype";
-import { nonBlank, positiveInt } from "../domain/scalars.ts";
+import { positiveInt } from "../domain/scalars.ts";
 import { governanceTools } from "./governance.ts";
 import { memoryTools } from "./memory.ts";
 import { proposalTools } from "./proposals.ts";
@@ -38,9 +38,10 @@ export interface CommonArgs {
 export type Args<N extends ToolName> =
 	Extract<Spec, { name: N }> extends ToolSpec<N, infer I> ? I & CommonArgs : never;
 
-const idempotencyKey = type("0 < string <= 200")
-	.and(nonBlank)
-	.describe("a non-empty string of up to 200 characters");
+// One pattern (not an intersection) so a bad key gets one plain message.
+const idempotencyKey = type(/^(?=[\s\S]*\S)[\s\S]{1,200}$/).describe(
+	"a non-empty string of up to 200 characters",
+);
 
 const COMMON_DOCS = {
 	idempotency_key:

@@ -12,9 +12,7 @@ export function openDatabase(path: string): Database {
 	const db = new Database(path, { create: true, strict: true });
 	try {
 		db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-		// WAL is persistent: only the first opener switches, so later opens never need the exclusive lock.
-		const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
-		if (mode !== "wal") db.run("PRAGMA journal_mode = WAL");
+		useWal(db);
 		// FULL: a commit that returned survives power loss, which the audit trail promises.
 		db.run("PRAGMA synchronous = FULL");
 		db.run("PRAGMA foreign_keys = ON");
@@ -23,6 +21,27 @@ export function openDatabase(path: string): Database {
 	} catch (err) {
 		db.close();
 		throw err;
+	}
+}
+
+const isBusy = (err: unknown) => String((err as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
+
+/**
+ * WAL is persistent, so only the first opener of a new file switches to it. Switching needs a lock
+ * the busy timeout does not wait for, so when several processes open a new file at once, the
+ * losers retry with a short random pause until the winner is done.
+ */
+function useWal(db: Database): void {
+	const deadline = Date.now() + BUSY_TIMEOUT_MS;
+	for (;;) {
+		try {
+			const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
+			if (mode !== "wal") db.run("PRAGMA journal_mode = WAL");
+			return;
+		} catch (err) {
+			if (!isBusy(err) || Date.now() > deadline) throw err;
+			Bun.sleepSync(5 + Math.random() * 20);
+		}
 	}
 }
 

@@ -95,7 +95,7 @@ export async function summarize(tx: Tx, a: Args<"memory.summarize">) {
 			? ["No active memory entries matched."]
 			: entries.map((e) => `- [${e.kind}] ${oneLine(e.title, 120)}: ${oneLine(e.body_md)}`);
 	const summary_md = [
-		"# Memory summary",
+		"# Memory Summary",
 		"",
 		about.length > 0 ? about.join(" · ") : "Scope: project",
 		"",

@@ -113,7 +113,8 @@ export async function updateStatus(tx: Tx, a: Args<"task.update_status">, env: E
 		{
 			type: "task.updated",
 			actor_id: actorId(env.ctx),
-			run_id: updated.run_id,
+			// A task leaving its run is news to that run's watchers.
+			run_id: updated.run_id ?? task.run_id,
 			task_id: updated.id,
 			payload: {
 				task_id: updated.id,

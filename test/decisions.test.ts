@@ -1,20 +1,15 @@
 // decision.record through the real dispatcher and database: the record, its links, its event, and that
 // decisions are append-only.
 import { describe, expect, test } from "bun:test";
-import { type } from "arktype";
-import { findTool } from "../src/registry/index.ts";
 import type { DecisionRecord, EventRecord } from "../src/registry/records.ts";
-import { allEvents, makeProject, type Project } from "./helpers.ts";
-
-const UUID7 = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
-const RFC3339_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-function expectDeclaredOutput(tool: string, result: unknown) {
-	const t = findTool(tool);
-	if (!t) throw new Error(`no tool ${tool}`);
-	const out = t.output(result);
-	expect(out instanceof type.errors ? out.summary : "matches").toBe("matches");
-}
+import {
+	allEvents,
+	expectDeclaredOutput,
+	makeProject,
+	type Project,
+	RFC3339_MS_UTC,
+	UUID7,
+} from "./helpers.ts";
 
 async function decide(p: Project, args: Record<string, unknown>): Promise<DecisionRecord> {
 	const out = await p.call("decision.record", {

@@ -1,16 +1,30 @@
 // Shared test scaffolding: real temp directories, real SQLite files, the real CLI in a subprocess.
-import { afterAll } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type } from "arktype";
 import { type CallContext, operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { ToolError } from "../src/errors.ts";
 import { initProject } from "../src/init/index.ts";
+import { findTool } from "../src/registry/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 
 export const REPO = join(import.meta.dir, "..");
 export const MAIN = join(REPO, "src", "main.ts");
+
+/** The UUIDv7 part of the ids we mint, e.g. `T-` + this. */
+export const UUID7 = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
+export const RFC3339_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Fails the test when a result does not match the tool's declared output schema. */
+export function expectDeclaredOutput(tool: string, result: unknown) {
+	const t = findTool(tool);
+	if (!t) throw new Error(`no tool ${tool}`);
+	const out = t.output(result);
+	expect(out instanceof type.errors ? out.summary : "matches").toBe("matches");
+}
 
 const made: string[] = [];
 afterAll(() => {

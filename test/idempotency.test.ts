@@ -1,19 +1,10 @@
 // Idempotency keys (SPEC §4): the same key and arguments replay the first result without acting twice;
 // other arguments are a conflict; only successes are stored; keys expire after idempotency.ttl_hours.
 import { describe, expect, test } from "bun:test";
-import { type } from "arktype";
 import { call } from "../src/dispatch.ts";
-import { findTool } from "../src/registry/index.ts";
 import type { EventRecord, MemoryRecord, TaskRecord } from "../src/registry/records.ts";
 import { openRuntime } from "../src/runtime.ts";
-import { allEvents, makeProject, type Project } from "./helpers.ts";
-
-function expectDeclaredOutput(tool: string, result: unknown) {
-	const t = findTool(tool);
-	if (!t) throw new Error(`no tool ${tool}`);
-	const out = t.output(result);
-	expect(out instanceof type.errors ? out.summary : "matches").toBe("matches");
-}
+import { allEvents, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
 
 async function ok(p: Project, tool: string, args: Record<string, unknown>) {
 	const out = await p.call(tool, args);

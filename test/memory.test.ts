@@ -1,22 +1,17 @@
 // memory.record, memory.query (SQLite FTS5), memory.summarize and memory.mark_stale through the real
 // dispatcher and a real database.
 import { describe, expect, test } from "bun:test";
-import { type } from "arktype";
-import { findTool } from "../src/registry/index.ts";
 import type { EventRecord, MemoryRecord } from "../src/registry/records.ts";
-import { allEvents, makeProject, type Project } from "./helpers.ts";
-
-const UUID7 = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
-const RFC3339_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import {
+	allEvents,
+	expectDeclaredOutput,
+	makeProject,
+	type Project,
+	RFC3339_MS_UTC,
+	UUID7,
+} from "./helpers.ts";
 
 type Hit = MemoryRecord & { score: number; snippet: string };
-
-function expectDeclaredOutput(tool: string, result: unknown) {
-	const t = findTool(tool);
-	if (!t) throw new Error(`no tool ${tool}`);
-	const out = t.output(result);
-	expect(out instanceof type.errors ? out.summary : "matches").toBe("matches");
-}
 
 async function record(p: Project, args: Record<string, unknown>): Promise<MemoryRecord> {
 	const out = await p.call("memory.record", {

@@ -1,22 +1,17 @@
 // task.create, task.get, task.list and task.update_status through the real dispatcher and a real
 // SQLite database: outputs, error codes and details, events, and that failures leave nothing behind.
 import { describe, expect, test } from "bun:test";
-import { type } from "arktype";
-import { findTool } from "../src/registry/index.ts";
 import type { EventRecord, TaskRecord } from "../src/registry/records.ts";
-import { allEvents, makeProject, type Project } from "./helpers.ts";
+import {
+	allEvents,
+	expectDeclaredOutput,
+	makeProject,
+	type Project,
+	RFC3339_MS_UTC,
+	UUID7,
+} from "./helpers.ts";
 
-const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const TASK_ID = new RegExp(`^T-${UUID7.source.slice(1, -1)}$`);
-const RFC3339_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** Fails the test when a result does not match the tool's declared output schema. */
-function expectDeclaredOutput(tool: string, result: unknown) {
-	const t = findTool(tool);
-	if (!t) throw new Error(`no tool ${tool}`);
-	const out = t.output(result);
-	expect(out instanceof type.errors ? out.summary : "matches").toBe("matches");
-}
+const TASK_ID = new RegExp(`^T-${UUID7}$`);
 
 async function create(p: Project, args: Record<string, unknown>): Promise<TaskRecord> {
 	const out = await p.call("task.create", { title: "A task", body_md: "Do it.", ...args });

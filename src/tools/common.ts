@@ -1,6 +1,8 @@
 // Lookups and checks several families share: existence with a did-you-mean, and revisions.
+
+import { type IdKind, mintId } from "../domain/ids.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
-import { conflict, failedPrecondition, notFound } from "../errors.ts";
+import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
 import type { RunRecord, TaskRecord } from "../registry/records.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
@@ -49,4 +51,22 @@ export function checkRevision(record: { id: string; revision: number }, expected
  */
 export async function requireProposal(_tx: Tx, id: string): Promise<never> {
 	throw notFound(`proposal ${id} not found`, { proposal_id: id });
+}
+
+/**
+ * The id for a new record: the caller's choice when given and free (taken is `already_exists`,
+ * never an overwrite), otherwise a freshly minted one.
+ */
+export async function newRecordId(
+	kind: IdKind,
+	chosen: { field: string; value: string | undefined; label: string },
+	find: (id: string) => Promise<unknown>,
+): Promise<string> {
+	if (chosen.value === undefined) return mintId(kind);
+	if (await find(chosen.value)) {
+		throw new ToolError("already_exists", `${chosen.label} ${chosen.value} already exists`, {
+			[chosen.field]: chosen.value,
+		});
+	}
+	return chosen.value;
 }

@@ -2,12 +2,11 @@
 // searched with SQLite FTS5.
 import { actorId } from "../context.ts";
 import type { Env } from "../dispatch.ts";
-import { mintId } from "../domain/ids.ts";
-import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { MemoryRecord } from "../registry/records.ts";
 import type { Tx } from "../store/index.ts";
-import { checkRevision, requireProposal, requireTask } from "./common.ts";
+import { checkRevision, newRecordId, requireProposal, requireTask } from "./common.ts";
 
 async function requireEntry(tx: Tx, id: string): Promise<MemoryRecord> {
 	const entry = await tx.memory.get(id);
@@ -31,10 +30,11 @@ export async function query(tx: Tx, a: Args<"memory.query">) {
 }
 
 export async function record(tx: Tx, a: Args<"memory.record">, env: Env) {
-	const id = a.memory_id ?? mintId("memory");
-	if (a.memory_id !== undefined && (await tx.memory.get(id))) {
-		throw new ToolError("already_exists", `memory entry ${id} already exists`, { memory_id: id });
-	}
+	const id = await newRecordId(
+		"memory",
+		{ field: "memory_id", value: a.memory_id, label: "memory entry" },
+		(id) => tx.memory.get(id),
+	);
 	if (a.source_event_id !== undefined && !(await tx.events.exists(a.source_event_id))) {
 		throw notFound(`event ${a.source_event_id} not found`, { source_event_id: a.source_event_id });
 	}

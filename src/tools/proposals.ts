@@ -2,17 +2,16 @@
 // family arrives with the proposals work (see the dispatcher).
 import { actorId } from "../context.ts";
 import type { Env } from "../dispatch.ts";
-import { mintId } from "../domain/ids.ts";
-import { ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
-import { requireProposal, requireRun, requireTask } from "./common.ts";
+import { newRecordId, requireProposal, requireRun, requireTask } from "./common.ts";
 
 export async function recordDecision(tx: Tx, a: Args<"decision.record">, env: Env) {
-	const id = a.decision_id ?? mintId("decision");
-	if (a.decision_id !== undefined && (await tx.decisions.get(id))) {
-		throw new ToolError("already_exists", `decision ${id} already exists`, { decision_id: id });
-	}
+	const id = await newRecordId(
+		"decision",
+		{ field: "decision_id", value: a.decision_id, label: "decision" },
+		(id) => tx.decisions.get(id),
+	);
 	if (a.task_id !== undefined) await requireTask(tx, a.task_id);
 	if (a.run_id !== undefined) await requireRun(tx, a.run_id);
 	if (a.proposal_id !== undefined) await requireProposal(tx, a.proposal_id);

@@ -1,21 +1,19 @@
 // task.create, task.get, task.list, task.update_status.
 import { actorId } from "../context.ts";
 import type { Env } from "../dispatch.ts";
-import { mintId } from "../domain/ids.ts";
 import { checkReadablePaths } from "../domain/paths.ts";
-import { invalidArgument, ToolError } from "../errors.ts";
+import { invalidArgument } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { TaskRecord } from "../registry/records.ts";
 import type { Tx } from "../store/index.ts";
 import type { TaskChanges, TaskPosition } from "../store/tasks.ts";
-import { checkRevision, requireEnabledAgent, requireRun, requireTask } from "./common.ts";
+import { checkRevision, newRecordId, requireEnabledAgent, requireRun, requireTask } from "./common.ts";
 
 export async function create(tx: Tx, a: Args<"task.create">, env: Env) {
 	const readable_paths = checkReadablePaths(a.readable_paths ?? []);
-	const id = a.task_id ?? mintId("task");
-	if (a.task_id !== undefined && (await tx.tasks.get(id))) {
-		throw new ToolError("already_exists", `task ${id} already exists`, { task_id: id });
-	}
+	const id = await newRecordId("task", { field: "task_id", value: a.task_id, label: "task" }, (id) =>
+		tx.tasks.get(id),
+	);
 	if (a.run_id !== undefined) await requireRun(tx, a.run_id);
 	if (a.assigned_agent_id !== undefined)
 		await requireEnabledAgent(tx, a.assigned_agent_id, "assigned_agent_id");

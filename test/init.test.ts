@@ -288,7 +288,7 @@ describe("user edits", () => {
 		const kept = await runCli(["init", "--root", root]);
 		expect(kept.code).toBe(0);
 		expect(kept.stdout).toContain(
-			"kept PROJECT.ROUNDTABLE.md (edited since init wrote it; --force overwrites it)\n",
+			"kept PROJECT.ROUNDTABLE.md (not as init wrote it, so left alone; --force overwrites it)\n",
 		);
 		expect(read(root, "PROJECT.ROUNDTABLE.md")).toBe("# Our product\n");
 

@@ -2,7 +2,7 @@ import { initProject } from "../init/index.ts";
 import type { CommandRun } from "./index.ts";
 
 const NOTES: Record<string, string> = {
-	kept: " (edited since init wrote it; --force overwrites it)",
+	kept: " (not as init wrote it, so left alone; --force overwrites it)",
 	overwritten: " (your edits were replaced: --force)",
 };
 

@@ -436,12 +436,10 @@ describe("generated files", () => {
 		expect(server.transports.streamable_http.url).toBe("http://127.0.0.1:7117/mcp");
 		expect(server.transports.legacy_unix_socket.path).toBe(socket);
 
+		// Run from the package (as the tests are), clients start it with `bunx roundtable`; the compiled
+		// binary names its own absolute path instead (checked in the transports tests).
 		const { command, args } = server.transports.stdio as { command: string; args: string[] };
-		expect(isAbsolute(command)).toBe(true);
-		expect(existsSync(command)).toBe(true);
-		const at = args.indexOf("mcp");
-		expect(at).toBeGreaterThanOrEqual(0);
-		expect(args.slice(at)).toEqual(["mcp", "stdio", "--root", root]);
+		expect([command, ...args]).toEqual(["bunx", "roundtable", "mcp", "stdio", "--root", root]);
 	});
 
 	test("with a TLS certificate and key the HTTP URL is https", async () => {

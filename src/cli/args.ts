@@ -2,7 +2,7 @@
 // use is a UsageError (exit 2) with a did-you-mean.
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 
-export type FlagKind = "string" | "boolean" | "integer";
+export type FlagKind = "string" | "boolean" | "integer" | "duration";
 
 export interface FlagSpec {
 	kind: FlagKind;
@@ -45,7 +45,9 @@ export function parseFlags(argv: readonly string[], spec: Record<string, FlagSpe
 			i++;
 		}
 		if (value === undefined) throw new UsageError(`--${name} needs a value (${flag.value ?? "VALUE"})`);
-		if (flag.kind === "integer") {
+		if (flag.kind === "duration") {
+			flags[name] = parseDuration(name, value);
+		} else if (flag.kind === "integer") {
 			if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
 				throw new UsageError(`--${name} must be an integer (was '${value}')`);
 			}
@@ -53,4 +55,15 @@ export function parseFlags(argv: readonly string[], spec: Record<string, FlagSpe
 		} else flags[name] = value;
 	}
 	return flags;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `1s`, `2m`, `1h` → milliseconds (a positive whole number). */
+function parseDuration(name: string, value: string): number {
+	const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+	const ms = m ? Math.round(Number(m[1]) * (UNITS[m[2] as string] as number)) : Number.NaN;
+	if (!(ms > 0))
+		throw new UsageError(`--${name} must be a positive duration like 500ms, 1s or 2m (was '${value}')`);
+	return ms;
 }

@@ -27,8 +27,47 @@ const COMMANDS: Command[] = [
 		usage: "roundtable init [--force]",
 		summary:
 			"Create .roundtable/ with the config, policy, agent protocol and generated MCP assets, the database and the configured agents. Running it again changes nothing and says so; files you edited are kept unless --force.",
-		flags: { force: { kind: "boolean", help: "overwrite starter files you edited" } },
+		flags: {
+			force: { kind: "boolean", help: "overwrite starter files you edited" },
+			client: {
+				kind: "string",
+				value: "NAME",
+				help: "also write the project-local MCP entry for codex (.codex/config.toml) or claude (.mcp.json)",
+			},
+		},
 		load: () => import("./init.ts").then((m) => m.init),
+	},
+	{
+		name: "start",
+		usage: "roundtable start [--interval 1s]",
+		summary:
+			"Run the project's owner: Streamable HTTP MCP at http://<mcp.http_address>/mcp, the legacy socket, and /healthz. Prints one ready line; SIGINT or SIGTERM drains calls in flight and stops. One owner per project.",
+		flags: {
+			interval: { kind: "duration", value: "DURATION", help: "how often the Chair ticks (default 1s)" },
+		},
+		load: () => import("./start.ts").then((m) => m.start),
+	},
+	{
+		name: "mcp serve",
+		usage: "roundtable mcp serve",
+		summary: "Run the owner with the legacy Unix socket only: no HTTP, no Chair.",
+		flags: {},
+		load: () => import("./start.ts").then((m) => m.serve),
+	},
+	{
+		name: "mcp stdio",
+		usage: "roundtable mcp stdio [--url URL] [--autostart]",
+		summary:
+			"An MCP stdio server for clients that launch one (Codex, Claude Code), relaying to the project's owner over HTTP. The bearer token, if any, comes from ROUNDTABLE_MCP_TOKEN.",
+		flags: {
+			url: {
+				kind: "string",
+				value: "URL",
+				help: "the owner's MCP endpoint (default: the live owner, else the configured address)",
+			},
+			autostart: { kind: "boolean", help: "start an owner in the background when none answers" },
+		},
+		load: () => import("./stdio.ts").then((m) => m.stdio),
 	},
 	{
 		name: "mcp inspect",
@@ -47,10 +86,11 @@ const COMMANDS: Command[] = [
 	},
 	{
 		name: "mcp call",
-		usage: "roundtable mcp call --tool NAME [--args JSON | --args-file FILE]",
+		usage: "roundtable mcp call --tool NAME [--args JSON | --args-file FILE] [--socket]",
 		summary:
-			'Call one tool in this process (works beside a running owner). Prints the result JSON; on failure prints {"error":{code,message,details}} on stderr and exits 1.',
+			'Call one tool, in this process (works beside a running owner) or with --socket through the owner. Prints the result JSON; on failure prints {"error":{code,message,details}} on stderr and exits 1.',
 		flags: {
+			socket: { kind: "boolean", help: "call through the running owner's legacy socket" },
 			tool: { kind: "string", value: "NAME", help: "tool name, e.g. task.create" },
 			args: { kind: "string", value: "JSON", help: "arguments as a JSON object" },
 			"args-file": {
@@ -59,7 +99,7 @@ const COMMANDS: Command[] = [
 				help: "read the arguments from a JSON file (- for stdin)",
 			},
 		},
-		load: () => import("./mcp.ts").then((m) => m.callTool),
+		load: () => import("./call.ts").then((m) => m.callTool),
 	},
 	{
 		name: "table",

@@ -1,4 +1,7 @@
+import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { CLIENTS, type Client } from "../init/clients.ts";
 import { initProject } from "../init/index.ts";
+import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
 
 const NOTES: Record<string, string> = {
@@ -8,7 +11,16 @@ const NOTES: Record<string, string> = {
 
 export const init: CommandRun = {
 	async run(flags) {
-		const report = await initProject(flags.root, { force: flags.force === true });
+		const client = flags.client as string | undefined;
+		if (client !== undefined && !CLIENTS.includes(client as Client)) {
+			throw new UsageError(
+				`--client must be ${CLIENTS.join(" or ")} (was '${client}')${suggestion(didYouMean(client, CLIENTS))}`,
+			);
+		}
+		const report = await initProject(flags.root, {
+			force: flags.force === true,
+			client: client as Client | undefined,
+		});
 		const out: string[] = [];
 		for (const f of report.files) {
 			if (f.action !== "unchanged") out.push(`${f.action} ${f.path}${NOTES[f.action] ?? ""}`);

@@ -7,9 +7,10 @@ import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } 
 import { problemText } from "../domain/scalars.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import { type AdapterConfig, type Config, defaultConfig, FIXED_ROLES } from "./defaults.ts";
+import { CONFIG_PATH } from "./paths.ts";
 import { configFileSchema } from "./schema.ts";
 
-export const CONFIG_PATH = ".roundtable/config.yaml";
+export { CONFIG_PATH };
 
 export class ConfigError extends Error {
 	constructor(

@@ -10,6 +10,7 @@ import { sha256 } from "../domain/canonical.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import { databasePath } from "../runtime.ts";
 import { openStore } from "../store/index.ts";
+import { type Client, clientFile } from "./clients.ts";
 import { CONFIG_TEMPLATE } from "./config-template.ts";
 import {
 	agentManifest,
@@ -51,6 +52,21 @@ function readState(root: string): Record<string, string> {
 	}
 }
 
+/** A file we merge our part into (a client's config): always written, never "kept". */
+function writeMerged(root: string, rel: string, content: string): FileAction {
+	const path = join(root, rel);
+	let before: string | undefined;
+	try {
+		before = readFileSync(path, "utf8");
+	} catch {
+		before = undefined;
+	}
+	if (before === content) return "unchanged";
+	mkdirSync(dirname(path), { recursive: true });
+	writeFileAtomic(path, content);
+	return before === undefined ? "created" : "updated";
+}
+
 /** Decides what to do with one file and does it. */
 function place(
 	root: string,
@@ -88,7 +104,10 @@ export function mcpAssets(root: string, config = loadConfig(root)): [path: strin
 	];
 }
 
-export async function initProject(rootDir: string, options: { force?: boolean } = {}): Promise<InitReport> {
+export async function initProject(
+	rootDir: string,
+	options: { force?: boolean; client?: Client } = {},
+): Promise<InitReport> {
 	const force = options.force ?? false;
 	if (!existsSync(rootDir) || !statSync(rootDir).isDirectory()) {
 		throw new Error(`${rootDir} is not a directory`);
@@ -116,6 +135,10 @@ export async function initProject(rootDir: string, options: { force?: boolean } 
 	put("PROJECT.ROUNDTABLE.md", PROJECT_MD);
 	put("TASKS.ROUNDTABLE/README.md", TASKS_README);
 	for (const [rel, content] of mcpAssets(root, config)) put(rel, content);
+	if (options.client) {
+		const [rel, content] = clientFile(root, options.client);
+		report.push({ path: rel, action: writeMerged(root, rel, content) });
+	}
 	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) {
 		writeFileAtomic(join(root, STATE_PATH), `${JSON.stringify({ files: written }, null, 2)}\n`, 0o600);
 	}

@@ -3,6 +3,7 @@
 import { isAbsolute, join } from "node:path";
 import type { Config } from "../config/defaults.ts";
 import { isImplemented } from "../dispatch.ts";
+import { clientCommand } from "../owner/self.ts";
 import { familyArea, jsonSchemas, TOOLS, type Tool } from "../registry/index.ts";
 import { FAMILIES, type Family } from "../registry/types.ts";
 
@@ -10,12 +11,6 @@ export const MCP_DIR = ".roundtable/mcp";
 export const MANIFEST_PATH = `${MCP_DIR}/AGENT_MCP_MANIFEST.md`;
 export const TOOLS_SCHEMA_PATH = `${MCP_DIR}/tools.schema.json`;
 export const SERVER_JSON_PATH = `${MCP_DIR}/server.json`;
-
-/** How to start this very program: the compiled binary, or bun running our entry file. */
-export function selfCommand(): string[] {
-	const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");
-	return compiled ? [process.execPath] : [process.execPath, join(import.meta.dir, "..", "main.ts")];
-}
 
 export interface Endpoints {
 	httpUrl: string;
@@ -26,7 +21,7 @@ export interface Endpoints {
 export function endpoints(root: string, config: Config): Endpoints {
 	const tls = config.mcp.tls_cert_file !== "" && config.mcp.tls_key_file !== "";
 	const socket = config.mcp.socket_path;
-	const [command = "roundtable", ...prefix] = selfCommand();
+	const [command = "roundtable", ...prefix] = clientCommand();
 	return {
 		httpUrl: `${tls ? "https" : "http"}://${config.mcp.http_address}/mcp`,
 		socketPath: isAbsolute(socket) ? socket : join(root, socket),

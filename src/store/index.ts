@@ -32,14 +32,23 @@ export interface Store {
 	 * process I/O, and no waiting.
 	 */
 	withTransaction<T>(mode: TxMode, fn: (tx: Tx) => Promise<T>): Promise<T>;
-	/** Resolves when this process commits new events, after `ms`, or on abort, whichever is first. */
+	/**
+	 * Resolves when new events may be there to read: at once when this process commits events,
+	 * within about DATA_VERSION_POLL_MS when another process commits anything; else after `ms`, or
+	 * on abort, whichever is first.
+	 */
 	eventsCommitted(ms: number, signal?: AbortSignal): Promise<void>;
 	close(): void;
 }
 
+/** How often waiters check whether another connection committed (PRAGMA data_version). */
+export const DATA_VERSION_POLL_MS = 20;
+
 class SqliteStore implements Store {
 	private tail: Promise<unknown> = Promise.resolve();
 	private readonly waiters = new Set<() => void>();
+	private poller: Timer | undefined;
+	private dataVersion = 0;
 
 	constructor(private readonly db: Database) {}
 
@@ -75,10 +84,36 @@ class SqliteStore implements Store {
 			const timer = setTimeout(done, ms);
 			this.waiters.add(done);
 			signal?.addEventListener("abort", done, { once: true });
+			this.watchOtherConnections();
 		});
 	}
 
+	private readDataVersion(): number {
+		return this.db.query<{ data_version: number }, []>("PRAGMA data_version").get()?.data_version ?? 0;
+	}
+
+	// One poller for all waiters, running only while someone waits. data_version changes when
+	// another connection commits; this process's own commits wake waiters directly.
+	private watchOtherConnections(): void {
+		if (this.poller) return;
+		this.dataVersion = this.readDataVersion();
+		this.poller = setInterval(() => {
+			if (this.waiters.size === 0) {
+				clearInterval(this.poller);
+				this.poller = undefined;
+				return;
+			}
+			const version = this.readDataVersion();
+			if (version !== this.dataVersion) {
+				this.dataVersion = version;
+				for (const wake of [...this.waiters]) wake();
+			}
+		}, DATA_VERSION_POLL_MS);
+	}
+
 	close(): void {
+		clearInterval(this.poller);
+		this.poller = undefined;
 		this.db.close();
 	}
 }

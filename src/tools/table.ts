@@ -29,8 +29,9 @@ export async function getState(tx: Tx) {
 export const watchLimit = (limit: number | undefined) =>
 	limit === undefined || limit <= 0 ? 10 : Math.min(limit, 200);
 
-// Another process's commits are noticed by polling at this interval; this process's wake at once.
-const POLL_MS = 100;
+// The store wakes waiters on commits (its own at once, other processes' within ~20 ms); this
+// bound only caps how long one wait lasts before the view is read again.
+const POLL_MS = 1000;
 
 export async function watch(a: Args<"table.watch">, env: Env) {
 	const deadline = Date.now() + (a.wait_ms ?? 0);

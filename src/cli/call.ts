@@ -1,0 +1,92 @@
+// `mcp call`: one tool call, either in this process (direct mode: it opens the project itself, and
+// works beside a running owner) or through the owner's legacy socket (--socket).
+import { readFileSync, realpathSync } from "node:fs";
+import { peekEndpoints } from "../config/peek.ts";
+import { findOwner } from "../owner/presence.ts";
+import { callSocket } from "../transports/socket-client.ts";
+import { UsageError } from "./args.ts";
+import type { CommandRun } from "./index.ts";
+
+function readArgs(flags: Record<string, unknown>): unknown {
+	const inline = flags.args as string | undefined;
+	const file = flags["args-file"] as string | undefined;
+	if (inline !== undefined && file !== undefined)
+		throw new UsageError("give --args or --args-file, not both");
+	let text: string;
+	let source: string;
+	if (file !== undefined) {
+		source = `--args-file ${file}`;
+		try {
+			text = readFileSync(file === "-" ? 0 : file, "utf8");
+		} catch (err) {
+			throw new UsageError(`cannot read ${source}: ${(err as Error).message}`);
+		}
+	} else if (inline !== undefined) {
+		source = "--args";
+		text = inline;
+	} else return {};
+	try {
+		return JSON.parse(text);
+	} catch (err) {
+		throw new UsageError(`${source} is not valid JSON: ${(err as Error).message}`);
+	}
+}
+
+type Outcome = { result: unknown } | { error: { code: string; message: string; details?: unknown } };
+
+async function direct(root: string, tool: string, args: unknown): Promise<Outcome> {
+	// Loaded here: the socket path must not pay for the store and the schemas.
+	const [{ call }, { asToolError }, { withRuntime }] = await Promise.all([
+		import("../dispatch.ts"),
+		import("../errors.ts"),
+		import("./runtime.ts"),
+	]);
+	try {
+		return { result: await withRuntime(root, (rt, ctx) => call(rt, tool, args, ctx)) };
+	} catch (err) {
+		const error = asToolError(err).toJSON();
+		// A project that cannot be opened is a precondition, not a bug.
+		if (err instanceof Error && err.name === "ConfigError")
+			Object.assign(error, { code: "failed_precondition", message: err.message });
+		return { error };
+	}
+}
+
+async function viaSocket(root: string, tool: string, args: unknown): Promise<Outcome> {
+	const path = findOwner(root)?.socket_path ?? peekEndpoints(realpathSync(root)).socketPath;
+	try {
+		const reply = await callSocket(path, tool, args);
+		if (reply.ok) return { result: reply.result };
+		return {
+			error: {
+				code: reply.code ?? "internal",
+				message: reply.error ?? "the call failed",
+				...(reply.details !== undefined && { details: reply.details }),
+			},
+		};
+	} catch (err) {
+		return {
+			error: {
+				code: "failed_precondition",
+				message: `${(err as Error).message}; is \`roundtable start\` running?`,
+			},
+		};
+	}
+}
+
+export const callTool: CommandRun = {
+	async run(flags) {
+		const tool = flags.tool as string | undefined;
+		if (tool === undefined) throw new UsageError("--tool is required");
+		const args = readArgs(flags);
+		const outcome = flags.socket
+			? await viaSocket(flags.root, tool, args)
+			: await direct(flags.root, tool, args);
+		if ("result" in outcome) {
+			process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
+			return 0;
+		}
+		process.stderr.write(`${JSON.stringify({ error: outcome.error })}\n`);
+		return 1;
+	},
+};

@@ -1,0 +1,116 @@
+// `mcp stdio`: the bridge an MCP client launches. It finds the owner (owner.json, else the
+// configured address), optionally starts one, then relays frames until stdin ends. It must start
+// fast, so it imports neither the store nor the schema library.
+import { closeSync, existsSync, mkdirSync, openSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { peekEndpoints } from "../config/peek.ts";
+import { findOwner } from "../owner/presence.ts";
+import { launchCommand } from "../owner/self.ts";
+import { isLoopbackHostname } from "../transports/guard.ts";
+import { runBridge } from "../transports/stdio.ts";
+import { UsageError } from "./args.ts";
+import type { CommandRun } from "./index.ts";
+
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const log = (line: string) => process.stderr.write(`roundtable mcp stdio: ${line}\n`);
+
+function checkUrl(raw: string, token: string | undefined): URL {
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		throw new UsageError(`--url '${raw}' is not a URL`);
+	}
+	if (!/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash) {
+		throw new UsageError(
+			`--url must be a plain http(s) URL without credentials, query or fragment (was '${raw}')`,
+		);
+	}
+	if (token && url.protocol === "http:" && !isLoopbackHostname(url.hostname)) {
+		throw new Error(`a bearer token is only sent over https, except to a loopback address (${raw})`);
+	}
+	return url;
+}
+
+type Probe = "ok" | "absent" | "unauthorized";
+
+async function probe(url: URL, token: string | undefined): Promise<Probe> {
+	try {
+		const res = await fetch(new URL("/healthz", url), {
+			headers: token ? { authorization: `Bearer ${token}` } : {},
+			signal: AbortSignal.timeout(1500),
+		});
+		if (res.status === 401) return "unauthorized";
+		return res.ok || res.status === 503 ? "ok" : "absent";
+	} catch {
+		return "absent";
+	}
+}
+
+/** Starts `roundtable start` detached (its output in .roundtable/logs/owner.log) and waits for it. */
+async function autostart(root: string, token: string | undefined): Promise<URL> {
+	mkdirSync(join(root, ".roundtable", "logs"), { recursive: true, mode: 0o700 });
+	const logFd = openSync(join(root, ".roundtable", "logs", "owner.log"), "a", 0o600);
+	const child = Bun.spawn([...launchCommand(), "start", "--root", root], {
+		detached: true,
+		stdin: "ignore",
+		stdout: logFd,
+		stderr: logFd,
+	});
+	child.unref();
+	closeSync(logFd);
+	let exited = false;
+	void child.exited.then(() => {
+		exited = true;
+	});
+	const deadline = Date.now() + 15_000;
+	while (Date.now() < deadline && !exited) {
+		const owner = findOwner(root);
+		if (owner?.http_url) {
+			const url = new URL(owner.http_url);
+			if ((await probe(url, token)) === "ok") return url;
+		}
+		await Bun.sleep(50);
+	}
+	throw new Error(
+		`the owner started with --autostart did not come up; see ${join(root, ".roundtable/logs/owner.log")}`,
+	);
+}
+
+export const stdio: CommandRun = {
+	async run(flags) {
+		if (!existsSync(flags.root)) throw new UsageError(`--root ${flags.root} does not exist`);
+		const root = realpathSync(flags.root);
+		const token = process.env.ROUNDTABLE_MCP_TOKEN || undefined;
+		const configured = () => {
+			const e = peekEndpoints(root);
+			return `${e.tls ? "https" : "http"}://${e.httpAddress}/mcp`;
+		};
+		let url = checkUrl((flags.url as string | undefined) ?? findOwner(root)?.http_url ?? configured(), token);
+		const found = await probe(url, token);
+		if (found === "unauthorized")
+			throw new Error(`the owner at ${url} refused the token in ROUNDTABLE_MCP_TOKEN`);
+		if (found === "absent") {
+			if (!flags.autostart) {
+				log(`no Roundtable owner at ${url}; start one with \`roundtable start\``);
+				return 1;
+			}
+			url = await autostart(root, token);
+		}
+		const out = Bun.stdout.writer();
+		const code = await runBridge({
+			url: url.href,
+			token,
+			maxLineBytes: MAX_LINE_BYTES,
+			input: Bun.stdin.stream(),
+			send: (frame) => {
+				out.write(`${frame}\n`);
+				out.flush();
+			},
+			log,
+		});
+		await out.end();
+		// Open keep-alive connections must not keep a client's subprocess alive after stdin ended.
+		process.exit(code);
+	},
+};

@@ -1,0 +1,73 @@
+// Project-local MCP client entries: `.codex/config.toml` for Codex, `.mcp.json` for Claude Code.
+// Only Roundtable's own entry is written; the rest of each file is kept as it was, and global
+// configuration is never touched.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { clientCommand } from "../owner/self.ts";
+
+export const CLIENTS = ["codex", "claude"] as const;
+export type Client = (typeof CLIENTS)[number];
+
+export const CLIENT_FILES: Record<Client, string> = { codex: ".codex/config.toml", claude: ".mcp.json" };
+
+/** The stdio command line a client should run for this project. */
+export function stdioCommand(root: string): { command: string; args: string[] } {
+	const [command = "roundtable", ...prefix] = clientCommand();
+	return { command, args: [...prefix, "mcp", "stdio", "--root", root] };
+}
+
+const read = (path: string) => {
+	try {
+		return readFileSync(path, "utf8");
+	} catch {
+		return undefined;
+	}
+};
+
+// TOML basic strings accept JSON's escapes for everything a path or argument holds.
+const tomlString = (s: string) => JSON.stringify(s);
+
+/** `.codex/config.toml` with [mcp_servers.roundtable] set, other tables left as they were. */
+function codexConfig(existing: string | undefined, root: string): string {
+	const { command, args } = stdioCommand(root);
+	const table = [
+		"[mcp_servers.roundtable]",
+		`command = ${tomlString(command)}`,
+		`args = [${args.map(tomlString).join(", ")}]`,
+	].join("\n");
+	const lines = (existing ?? "").split("\n");
+	const kept: string[] = [];
+	let inOurs = false;
+	for (const line of lines) {
+		const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line)?.[1];
+		if (header !== undefined)
+			inOurs = header === "mcp_servers.roundtable" || header.startsWith("mcp_servers.roundtable.");
+		if (!inOurs) kept.push(line);
+	}
+	const rest = kept.join("\n").trim();
+	return `${rest === "" ? "" : `${rest}\n\n`}${table}\n`;
+}
+
+/** `.mcp.json` with mcpServers.roundtable set, other servers left as they were. */
+function claudeConfig(existing: string | undefined, root: string): string {
+	let doc: { mcpServers?: Record<string, unknown> } = {};
+	if (existing !== undefined && existing.trim() !== "") {
+		try {
+			doc = JSON.parse(existing);
+		} catch (err) {
+			throw new Error(`.mcp.json is not valid JSON, so it was left alone: ${(err as Error).message}`);
+		}
+		if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+			throw new Error(".mcp.json is not a JSON object");
+	}
+	const { command, args } = stdioCommand(root);
+	doc.mcpServers = { ...doc.mcpServers, roundtable: { type: "stdio", command, args } };
+	return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** The client file's path and its new content. */
+export function clientFile(root: string, client: Client): [path: string, content: string] {
+	const rel = CLIENT_FILES[client];
+	const existing = read(join(root, rel));
+	return [rel, client === "codex" ? codexConfig(existing, root) : claudeConfig(existing, root)];
+}

@@ -1,0 +1,116 @@
+// The owner: the one process per project that holds the lock and serves the transports (`start`
+// serves HTTP and the socket; `mcp serve` the socket alone). It publishes where it listens, and on
+// SIGINT/SIGTERM stops accepting, drains calls in flight (bounded), and cleans up after itself.
+import { realpathSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { syncAgents } from "../config/agents.ts";
+import { openRuntime, type Runtime } from "../runtime.ts";
+import { type HttpServer, startHttp } from "../transports/http.ts";
+import { InFlight } from "../transports/inflight.ts";
+import { type SocketServer, startSocket } from "../transports/socket.ts";
+import { VERSION } from "../version.ts";
+import { acquireLock, type HeldLock, LockHeldError } from "./lock.ts";
+import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./presence.ts";
+
+export interface OwnerOptions {
+	/** false for `mcp serve`: the legacy socket only. */
+	http: boolean;
+	/** How often the Chair ticks (the Chair arrives with the runs issue). */
+	intervalMs: number;
+	/** Resolves when the owner should stop; by default on SIGINT or SIGTERM. */
+	until?: Promise<unknown>;
+	/** The ready line goes here (stdout); logs go to `log` (stderr). */
+	ready: (line: string) => void;
+	log: (line: string) => void;
+}
+
+const DRAIN_MS = 5000;
+
+function stopSignal(): Promise<string> {
+	return new Promise((resolve) => {
+		const on = (signal: string) => {
+			process.off("SIGINT", on);
+			process.off("SIGTERM", on);
+			resolve(signal);
+		};
+		process.on("SIGINT", on);
+		process.on("SIGTERM", on);
+	});
+}
+
+const formatInterval = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+
+export async function runOwner(rootDir: string, options: OwnerOptions): Promise<number> {
+	const root = realpathSync(rootDir);
+	let lock: HeldLock;
+	try {
+		lock = acquireLock(join(root, OWNER_LOCK_PATH));
+	} catch (err) {
+		if (!(err instanceof LockHeldError)) throw err;
+		const owner = findOwner(root);
+		const where = owner ? ` (pid ${owner.pid}${owner.http_url ? `, ${owner.http_url}` : ""})` : "";
+		throw new Error(`the project at ${root} is already owned by another process${where}`);
+	}
+	const until = options.until ?? stopSignal();
+	let rt: Runtime | undefined;
+	let socket: SocketServer | undefined;
+	let http: HttpServer | undefined;
+	const inflight = new InFlight();
+	try {
+		rt = openRuntime(root);
+		const { config } = rt;
+		await syncAgents(rt.store, config);
+		socket = await startSocket(rt, {
+			path: isAbsolute(config.mcp.socket_path) ? config.mcp.socket_path : join(root, config.mcp.socket_path),
+			maxFrameBytes: config.limits.max_frame_bytes,
+			readDeadlineMs: config.limits.read_deadline_seconds * 1000,
+			writeDeadlineMs: config.limits.write_deadline_seconds * 1000,
+			maxConnections: config.limits.max_connections,
+			inflight,
+		});
+		if (options.http) {
+			const file = (p: string) => (isAbsolute(p) ? p : join(root, p));
+			const { tls_cert_file: cert, tls_key_file: key } = config.mcp;
+			const store = rt.store;
+			http = startHttp(rt, {
+				address: config.mcp.http_address,
+				token: process.env.ROUNDTABLE_MCP_TOKEN || undefined,
+				tls: cert && key ? { cert: file(cert), key: file(key) } : undefined,
+				maxBodyBytes: config.limits.max_frame_bytes,
+				inflight,
+				health: async () => {
+					try {
+						const runs = await store.withTransaction("read", (tx) => tx.runs.list());
+						return runs.some((r) => r.status === "active") ? "ready" : "healthy-idle";
+					} catch {
+						return "degraded";
+					}
+				},
+			});
+		}
+		publishOwner(root, {
+			pid: process.pid,
+			http_url: http?.url ?? null,
+			socket_path: socket.path,
+			started_at: new Date().toISOString(),
+			version: VERSION,
+		});
+		// The Chair loop (runs issue) will tick every options.intervalMs from here.
+		options.ready(
+			`roundtable ready: project=${root} http=${http?.url ?? "-"} socket=${socket.path} interval=${formatInterval(options.intervalMs)}`,
+		);
+		const signal = await until;
+		options.log(`roundtable: ${typeof signal === "string" ? signal : "stop"} received; draining`);
+		return 0;
+	} finally {
+		http?.stopAccepting();
+		socket?.stopAccepting();
+		if (!(await inflight.drain(DRAIN_MS)))
+			options.log("roundtable: calls still running after the drain timeout were cut off");
+		await http?.close();
+		socket?.close();
+		withdrawOwner(root);
+		rt?.close();
+		lock.release();
+	}
+}

@@ -1,0 +1,58 @@
+// Pure checks for the HTTP endpoint: DNS-rebinding (Host and Origin) and the bearer token. Kept
+// free of I/O so every rule can be tested without a socket.
+import { timingSafeEqual } from "node:crypto";
+
+/** localhost, 127.0.0.0/8, ::1 and IPv4-mapped loopback, with or without IPv6 brackets. */
+export function isLoopbackHostname(hostname: string): boolean {
+	const h = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+	if (h === "localhost" || h.endsWith(".localhost") || h === "::1") return true;
+	const v4 = h.startsWith("::ffff:") ? h.slice(7) : h;
+	return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/** The hostname of a Host header value (`127.0.0.1:7117`, `[::1]:7117`, `localhost`). */
+export function hostnameOf(host: string): string {
+	const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(host);
+	if (bracketed) return bracketed[1] as string;
+	return host.replace(/:\d+$/, "");
+}
+
+export type GuardResult = { ok: true } | { ok: false; status: 401 | 403; message: string };
+
+export interface GuardOptions {
+	/** The server listens on a loopback address only. */
+	loopback: boolean;
+	/** The bearer token from ROUNDTABLE_MCP_TOKEN, when one is set. */
+	token: string | undefined;
+}
+
+/** Host, Origin and Authorization checks for one request. */
+export function checkRequest(headers: Headers, options: GuardOptions): GuardResult {
+	const host = headers.get("host");
+	if (!host) return { ok: false, status: 403, message: "missing Host header" };
+	if (options.loopback && !isLoopbackHostname(hostnameOf(host))) {
+		return { ok: false, status: 403, message: "invalid Host header" };
+	}
+	const origin = headers.get("origin");
+	if (origin !== null) {
+		let originHost: string;
+		try {
+			originHost = new URL(origin).host;
+		} catch {
+			return { ok: false, status: 403, message: "invalid Origin header" };
+		}
+		const allowed = options.loopback ? isLoopbackHostname(hostnameOf(originHost)) : originHost === host;
+		if (!allowed) return { ok: false, status: 403, message: "invalid Origin header" };
+	}
+	if (options.token !== undefined && !bearerMatches(headers.get("authorization"), options.token)) {
+		return { ok: false, status: 401, message: "unauthorized" };
+	}
+	return { ok: true };
+}
+
+/** Constant-time comparison of `Authorization: Bearer <token>` (digests hide the length too). */
+export function bearerMatches(header: string | null, token: string): boolean {
+	const given = /^Bearer (.+)$/.exec(header ?? "")?.[1] ?? "";
+	const digest = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest();
+	return timingSafeEqual(digest(given), digest(token)) && given !== "";
+}

@@ -1,0 +1,158 @@
+// Streamable HTTP MCP (2025-11-25) at /mcp, and /healthz, in Bun.serve. Each MCP session gets its
+// own SDK transport and Server; every request passes the Host/Origin/bearer guard first.
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Runtime } from "../runtime.ts";
+import { checkRequest, isLoopbackHostname } from "./guard.ts";
+import type { InFlight } from "./inflight.ts";
+import { createMcpServer } from "./mcp-server.ts";
+
+export interface HttpOptions {
+	/** host:port; port 0 lets the OS choose. */
+	address: string;
+	token: string | undefined;
+	tls: { cert: string; key: string } | undefined;
+	maxBodyBytes: number;
+	inflight: InFlight;
+	/** Health as the owner sees it; /healthz reports it. */
+	health: () => Promise<"ready" | "healthy-idle" | "degraded">;
+}
+
+export interface HttpServer {
+	/** The real URL of the MCP endpoint (with the port the OS chose). */
+	url: string;
+	/** Refuses new connections and requests (503) while calls in flight finish. */
+	stopAccepting(): void;
+	/** Closes every session and connection. */
+	close(): Promise<void>;
+}
+
+// Sessions nobody has used for this long are closed (a client that vanished without DELETE).
+const SESSION_IDLE_MS = 60 * 60 * 1000;
+
+interface Session {
+	transport: WebStandardStreamableHTTPServerTransport;
+	lastSeen: number;
+}
+
+function rpcError(status: number, code: number, message: string): Response {
+	return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+/** Splits `host:port` (IPv6 in brackets) into its parts. */
+export function parseAddress(address: string): { hostname: string; port: number } {
+	const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address);
+	if (!m) throw new Error(`invalid MCP HTTP address '${address}': expected host:port`);
+	return { hostname: (m[1] ?? m[2]) as string, port: Number(m[3]) };
+}
+
+export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
+	const { hostname, port } = parseAddress(options.address);
+	const loopback = isLoopbackHostname(hostname);
+	if (!loopback && (!options.tls || !options.token)) {
+		throw new Error(
+			`refusing to serve MCP on non-loopback address ${options.address} without TLS (mcp.tls_cert_file, mcp.tls_key_file) and a bearer token (ROUNDTABLE_MCP_TOKEN)`,
+		);
+	}
+	const sessions = new Map<string, Session>();
+	const guard = { loopback, token: options.token };
+	let stopping = false;
+
+	async function readJson(req: Request): Promise<{ body: unknown } | Response> {
+		const declared = Number(req.headers.get("content-length") ?? "0");
+		if (declared > options.maxBodyBytes) {
+			return rpcError(413, -32600, `request body exceeds ${options.maxBodyBytes} bytes`);
+		}
+		const text = await req.text();
+		if (Buffer.byteLength(text) > options.maxBodyBytes) {
+			return rpcError(413, -32600, `request body exceeds ${options.maxBodyBytes} bytes`);
+		}
+		try {
+			const body = JSON.parse(text) as unknown;
+			// Batching left the protocol in 2025-06-18.
+			if (Array.isArray(body)) return rpcError(400, -32600, "JSON-RPC batches are not supported");
+			return { body };
+		} catch {
+			return rpcError(400, -32700, "Parse error: the body is not valid JSON");
+		}
+	}
+
+	async function handleMcp(req: Request): Promise<Response> {
+		const sid = req.headers.get("mcp-session-id");
+		const parsed = req.method === "POST" ? await readJson(req) : undefined;
+		if (parsed instanceof Response) return parsed;
+		if (sid) {
+			const session = sessions.get(sid);
+			if (!session) return rpcError(404, -32001, "session not found; initialize a new one");
+			session.lastSeen = Date.now();
+			return session.transport.handleRequest(req, parsed && { parsedBody: parsed.body });
+		}
+		if (!parsed || !isInitializeRequest(parsed.body)) {
+			return rpcError(400, -32000, "Bad Request: no valid session id; send initialize first");
+		}
+		const transport = new WebStandardStreamableHTTPServerTransport({
+			sessionIdGenerator: () => crypto.randomUUID(),
+			maxRequestBodySize: options.maxBodyBytes,
+			onsessioninitialized: (id) => {
+				sessions.set(id, { transport, lastSeen: Date.now() });
+			},
+			onsessionclosed: (id) => {
+				sessions.delete(id);
+			},
+		});
+		transport.onclose = () => {
+			if (transport.sessionId) sessions.delete(transport.sessionId);
+		};
+		await createMcpServer(rt, {
+			transport: "http",
+			principal: { kind: "operator" },
+			inflight: options.inflight,
+		}).connect(transport);
+		return transport.handleRequest(req, { parsedBody: parsed.body });
+	}
+
+	const server = Bun.serve({
+		hostname,
+		port,
+		// SSE streams stay open: Bun's default 10 s idle timeout would cut them between keep-alives.
+		idleTimeout: 0,
+		maxRequestBodySize: options.maxBodyBytes + 1024,
+		...(options.tls && { tls: { cert: Bun.file(options.tls.cert), key: Bun.file(options.tls.key) } }),
+		async fetch(req) {
+			const verdict = checkRequest(req.headers, guard);
+			if (!verdict.ok) {
+				return rpcError(verdict.status, -32000, verdict.message);
+			}
+			const path = new URL(req.url).pathname;
+			if (stopping) return rpcError(503, -32000, "the owner is shutting down");
+			if (path === "/mcp") return handleMcp(req);
+			if (path === "/healthz" && req.method === "GET") {
+				const status = await options.health();
+				return Response.json({ status }, { status: status === "degraded" ? 503 : 200 });
+			}
+			return new Response("not found\n", { status: 404 });
+		},
+	});
+
+	const sweep = setInterval(() => {
+		const cutoff = Date.now() - SESSION_IDLE_MS;
+		for (const [id, s] of sessions)
+			if (s.lastSeen < cutoff) void s.transport.close().finally(() => sessions.delete(id));
+	}, 60_000);
+	sweep.unref();
+
+	const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+	return {
+		url: `${options.tls ? "https" : "http"}://${host}:${server.port}/mcp`,
+		stopAccepting() {
+			stopping = true;
+			clearInterval(sweep);
+			void server.stop();
+		},
+		async close() {
+			await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
+			sessions.clear();
+			await server.stop(true);
+		},
+	};
+}

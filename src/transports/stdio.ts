@@ -1,0 +1,166 @@
+// The stdio bridge: MCP over newline-delimited JSON-RPC on stdin/stdout, forwarded message by
+// message to the owner's Streamable HTTP endpoint. It parses no tool and loads neither the store
+// nor the schemas, so it starts fast; progress notifications come back on each request's event
+// stream and cancellations go forward like any other message. stdout carries frames only.
+import { type Frame, readLines } from "./lines.ts";
+
+export interface BridgeOptions {
+	url: string;
+	token: string | undefined;
+	maxLineBytes: number;
+	input: ReadableStream<Uint8Array>;
+	/** Writes one frame (without its newline) to the client. */
+	send: (frame: string) => void;
+	log: (message: string) => void;
+}
+
+type Id = string | number;
+type Message = {
+	jsonrpc: "2.0";
+	id?: Id;
+	method?: string;
+	params?: { requestId?: Id };
+	result?: unknown;
+	error?: unknown;
+};
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+const errorFrame = (id: Id | null, code: number, message: string) =>
+	JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+
+/** The frame as a JSON-RPC message, or the error frame to answer it with. */
+export function parseFrame(frame: Frame): Message | string {
+	if ("oversized" in frame)
+		return errorFrame(null, -32700, "Parse error: the line exceeds the frame size limit");
+	let text: string;
+	try {
+		text = STRICT_UTF8.decode(frame.line);
+	} catch {
+		return errorFrame(null, -32700, "Parse error: the line is not valid UTF-8");
+	}
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		return errorFrame(null, -32700, "Parse error: the line is not valid JSON");
+	}
+	const m = value as Message;
+	const id = typeof m?.id === "string" || typeof m?.id === "number" ? m.id : null;
+	const isRequestOrNotification = typeof m?.method === "string";
+	const isResponse = id !== null && ("result" in (m ?? {}) || "error" in (m ?? {}));
+	if (typeof value !== "object" || value === null || Array.isArray(value) || m.jsonrpc !== "2.0") {
+		return errorFrame(id, -32600, "Invalid Request: expected one JSON-RPC 2.0 message object");
+	}
+	if (!isRequestOrNotification && !isResponse) return errorFrame(id, -32600, "Invalid Request: no method");
+	if ("id" in m && m.id !== undefined && id === null)
+		return errorFrame(null, -32600, "Invalid Request: id must be a string or number");
+	return m;
+}
+
+/** Reads server-sent events and hands each data payload over. */
+async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: string) => void): Promise<void> {
+	const decoder = new TextDecoder();
+	let buffer = "";
+	let data: string[] = [];
+	for await (const chunk of body) {
+		buffer += decoder.decode(chunk, { stream: true });
+		let newline = buffer.indexOf("\n");
+		while (newline !== -1) {
+			const line = buffer.slice(0, newline).replace(/\r$/, "");
+			buffer = buffer.slice(newline + 1);
+			if (line === "") {
+				if (data.length > 0) onData(data.join("\n"));
+				data = [];
+			} else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+			newline = buffer.indexOf("\n");
+		}
+	}
+}
+
+export async function runBridge(o: BridgeOptions): Promise<number> {
+	let sessionId: string | undefined;
+	let protocolVersion: string | undefined;
+	let initialized: Promise<void> | undefined;
+	const pending = new Map<Id, AbortController>();
+
+	const headers = (): Record<string, string> => ({
+		"content-type": "application/json",
+		accept: "application/json, text/event-stream",
+		...(sessionId && { "mcp-session-id": sessionId }),
+		...(protocolVersion && { "mcp-protocol-version": protocolVersion }),
+		...(o.token && { authorization: `Bearer ${o.token}` }),
+	});
+
+	/** Relays a server message to the client, noting what initialize negotiated. */
+	const relay = (text: string) => {
+		try {
+			const m = JSON.parse(text) as Message & { result?: { protocolVersion?: string } };
+			if (typeof m.result?.protocolVersion === "string" && !protocolVersion)
+				protocolVersion = m.result.protocolVersion;
+			o.send(JSON.stringify(m));
+		} catch {
+			o.log(`dropped a frame from the owner that is not JSON: ${text.slice(0, 80)}`);
+		}
+	};
+
+	async function forward(m: Message, raw: string): Promise<void> {
+		const id = m.method !== undefined && m.id !== undefined ? m.id : undefined;
+		const abort = new AbortController();
+		if (id !== undefined) pending.set(id, abort);
+		try {
+			const res = await fetch(o.url, { method: "POST", headers: headers(), body: raw, signal: abort.signal });
+			sessionId ??= res.headers.get("mcp-session-id") ?? undefined;
+			const type = res.headers.get("content-type") ?? "";
+			if (res.status === 202) return;
+			if (type.includes("text/event-stream") && res.body) await readEvents(res.body, relay);
+			else if (type.includes("application/json")) {
+				const body = (await res.json()) as Message;
+				if (body.error !== undefined && id !== undefined) o.send(JSON.stringify({ ...body, id }));
+				else relay(JSON.stringify(body));
+			} else if (id !== undefined) {
+				o.send(errorFrame(id, -32603, `the owner answered HTTP ${res.status}`));
+			}
+		} catch (err) {
+			if (abort.signal.aborted) return; // cancelled by the client: no answer is due
+			o.log(`the Roundtable owner at ${o.url} is unreachable: ${(err as Error).message}`);
+			if (id !== undefined) o.send(errorFrame(id, -32603, `the Roundtable owner at ${o.url} is unreachable`));
+		} finally {
+			if (id !== undefined) pending.delete(id);
+		}
+	}
+
+	const work = new Set<Promise<void>>();
+	for await (const frame of readLines(o.input, o.maxLineBytes)) {
+		if ("line" in frame && frame.line.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) continue;
+		const m = parseFrame(frame);
+		if (typeof m === "string") {
+			o.send(m);
+			continue;
+		}
+		const raw = "line" in frame ? new TextDecoder().decode(frame.line) : "";
+		let job: Promise<void>;
+		if (m.method === "initialize") {
+			job = forward(m, raw);
+			initialized = job;
+		} else {
+			// Everything after initialize needs the session id it returns.
+			const before = initialized;
+			job = (before ?? Promise.resolve()).then(() => forward(m, raw));
+			if (m.method === "notifications/cancelled" && m.params?.requestId !== undefined) {
+				const cancelled = m.params.requestId;
+				void job.then(() => pending.get(cancelled)?.abort());
+			}
+		}
+		work.add(job);
+		void job.finally(() => work.delete(job));
+	}
+	// stdin ended: the client is gone. End the session and leave without waiting for answers.
+	for (const abort of pending.values()) abort.abort();
+	if (sessionId) {
+		await fetch(o.url, { method: "DELETE", headers: headers(), signal: AbortSignal.timeout(1000) }).catch(
+			() => {},
+		);
+	}
+	return 0;
+}

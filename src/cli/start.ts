@@ -1,20 +1,32 @@
-// `start` (HTTP and the socket) and `mcp serve` (the socket alone): the owner of a project.
-import { runOwner } from "../owner/index.ts";
+// `start` (HTTP and the socket) and `mcp serve` (the socket alone): the owner of a project. A
+// directory that is not a project yet is initialized first, so `roundtable start` is all a new
+// user needs to run.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CONFIG_PATH } from "../config/paths.ts";
+import { initProject } from "../init/index.ts";
+import { type OwnerOptions, runOwner } from "../owner/index.ts";
+import type { Flags } from "./args.ts";
 import type { CommandRun } from "./index.ts";
 
 const ready = (line: string) => process.stdout.write(`${line}\n`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+async function own(
+	flags: Flags & { root: string },
+	options: Pick<OwnerOptions, "http" | "intervalMs">,
+): Promise<number> {
+	if (existsSync(flags.root) && !existsSync(join(flags.root, CONFIG_PATH))) {
+		const report = await initProject(flags.root);
+		log(`roundtable: initialized ${report.root} (run \`roundtable init --help\` for what it wrote)`);
+	}
+	return runOwner(flags.root, { ...options, ready, log });
+}
+
 export const start: CommandRun = {
-	run: (flags) =>
-		runOwner(flags.root, {
-			http: true,
-			intervalMs: (flags.interval as number | undefined) ?? 1000,
-			ready,
-			log,
-		}),
+	run: (flags) => own(flags, { http: true, intervalMs: (flags.interval as number | undefined) ?? 1000 }),
 };
 
 export const serve: CommandRun = {
-	run: (flags) => runOwner(flags.root, { http: false, intervalMs: 1000, ready, log }),
+	run: (flags) => own(flags, { http: false, intervalMs: 1000 }),
 };

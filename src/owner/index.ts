@@ -2,7 +2,7 @@
 // serves HTTP and the socket; `mcp serve` the socket alone). It publishes where it listens, and on
 // SIGINT/SIGTERM stops accepting, drains calls in flight (bounded), and cleans up after itself.
 import { realpathSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { syncAgents } from "../config/agents.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
@@ -60,8 +60,12 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		rt = openRuntime(root);
 		const { config } = rt;
 		await syncAgents(rt.store, config);
+		const socketPath = isAbsolute(config.mcp.socket_path)
+			? config.mcp.socket_path
+			: join(root, config.mcp.socket_path);
 		socket = await startSocket(rt, {
-			path: isAbsolute(config.mcp.socket_path) ? config.mcp.socket_path : join(root, config.mcp.socket_path),
+			path: socketPath,
+			privateDir: dirname(socketPath).startsWith(join(root, ".roundtable")),
 			maxFrameBytes: config.limits.max_frame_bytes,
 			readDeadlineMs: config.limits.read_deadline_seconds * 1000,
 			writeDeadlineMs: config.limits.write_deadline_seconds * 1000,

@@ -13,6 +13,8 @@ import type { InFlight } from "./inflight.ts";
 
 export interface SocketOptions {
 	path: string;
+	/** The socket's directory belongs to the project (under .roundtable/), so it may be tightened. */
+	privateDir: boolean;
 	maxFrameBytes: number;
 	readDeadlineMs: number;
 	writeDeadlineMs: number;
@@ -59,10 +61,11 @@ async function isLive(path: string): Promise<boolean> {
 	}
 }
 
-async function preparePath(path: string): Promise<void> {
+async function preparePath(path: string, privateDir: boolean): Promise<void> {
 	const dir = dirname(path);
-	mkdirSync(dir, { recursive: true, mode: 0o700 });
-	chmodSync(dir, 0o700);
+	const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+	// Tighten our own directory, never a shared one someone pointed socket_path into (like /tmp).
+	if (created !== undefined || privateDir) chmodSync(dir, 0o700);
 	let stat: ReturnType<typeof lstatSync>;
 	try {
 		stat = lstatSync(path);
@@ -125,7 +128,7 @@ function trimAscii(buf: Buffer): Buffer {
 }
 
 export async function startSocket(rt: Runtime, options: SocketOptions): Promise<SocketServer> {
-	await preparePath(options.path);
+	await preparePath(options.path, options.privateDir);
 	const open = new Set<Socket<Conn>>();
 
 	const setTimer = (s: Socket<Conn>, ms: number, onExpiry: () => void) => {

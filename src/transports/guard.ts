@@ -7,7 +7,11 @@ export function isLoopbackHostname(hostname: string): boolean {
 	const h = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
 	if (h === "localhost" || h.endsWith(".localhost") || h === "::1") return true;
 	const v4 = h.startsWith("::ffff:") ? h.slice(7) : h;
-	return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+	// IPv4-mapped 127.0.0.0/8 also comes in hex, as URL parsing writes it: ::ffff:7f00:1.
+	return (
+		/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) ||
+		(h.startsWith("::ffff:") && /^7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(v4))
+	);
 }
 
 /** The hostname of a Host header value (`127.0.0.1:7117`, `[::1]:7117`, `localhost`). */

@@ -39,6 +39,36 @@ function rpcError(status: number, code: number, message: string): Response {
 	return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
+/**
+ * The SDK's GET stream sends nothing until its first keep-alive (15 s), and the response headers
+ * wait for that first byte, so a client would wait 15 s to learn its stream is open. An SSE comment
+ * up front sends the headers at once.
+ */
+function openAtOnce(res: Response): Response {
+	if (!res.body || !res.headers.get("content-type")?.includes("text/event-stream")) return res;
+	const source = res.body;
+	const body = new ReadableStream<Uint8Array>({
+		async start(controller) {
+			controller.enqueue(new TextEncoder().encode(": stream open\n\n"));
+			const reader = source.getReader();
+			try {
+				for (;;) {
+					const { value, done } = await reader.read();
+					if (done) break;
+					controller.enqueue(value);
+				}
+				controller.close();
+			} catch (err) {
+				controller.error(err);
+			}
+		},
+		cancel(reason) {
+			return source.cancel(reason);
+		},
+	});
+	return new Response(body, { status: res.status, headers: res.headers });
+}
+
 /** Splits `host:port` (IPv6 in brackets) into its parts. */
 export function parseAddress(address: string): { hostname: string; port: number } {
 	const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address);
@@ -85,7 +115,8 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 			const session = sessions.get(sid);
 			if (!session) return rpcError(404, -32001, "session not found; initialize a new one");
 			session.lastSeen = Date.now();
-			return session.transport.handleRequest(req, parsed && { parsedBody: parsed.body });
+			const res = await session.transport.handleRequest(req, parsed && { parsedBody: parsed.body });
+			return req.method === "GET" ? openAtOnce(res) : res;
 		}
 		if (!parsed || !isInitializeRequest(parsed.body)) {
 			return rpcError(400, -32000, "Bad Request: no valid session id; send initialize first");

@@ -20,7 +20,7 @@ const rpcError = (code: number, message: string, data?: unknown) =>
 
 // Accepts any params, so that malformed tools/call params reach the SDK's own check, which answers
 // −32602, instead of failing this schema, which the SDK would answer with −32603.
-const AnyToolsCall = z.object({ method: z.literal("tools/call"), params: z.unknown() }).loose();
+const AnyToolsCall = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() }).loose();
 
 let toolList: McpTool[] | undefined;
 /** Every tool, in registry order. Computed once: schemas never change while a process runs. */

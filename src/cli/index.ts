@@ -24,7 +24,7 @@ const COMMON: Record<string, FlagSpec> = {
 const COMMANDS: Command[] = [
 	{
 		name: "init",
-		usage: "roundtable init [--force]",
+		usage: "roundtable init [--force] [--client codex|claude]",
 		summary:
 			"Create .roundtable/ with the config, policy, agent protocol and generated MCP assets, the database and the configured agents. Running it again changes nothing and says so; files you edited are kept unless --force.",
 		flags: {

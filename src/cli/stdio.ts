@@ -19,7 +19,7 @@ function checkUrl(raw: string, token: string | undefined): URL {
 	try {
 		url = new URL(raw);
 	} catch {
-		throw new UsageError(`--url '${raw}' is not a URL`);
+		throw new UsageError("--url is not a URL");
 	}
 	if (!/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash) {
 		throw new UsageError(
@@ -27,7 +27,7 @@ function checkUrl(raw: string, token: string | undefined): URL {
 		);
 	}
 	if (token && url.protocol === "http:" && !isLoopbackHostname(url.hostname)) {
-		throw new Error(`a bearer token is only sent over https, except to a loopback address (${raw})`);
+		throw new Error(`a bearer token is only sent over https, except to a loopback address (${url.origin})`);
 	}
 	return url;
 }

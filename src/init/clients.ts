@@ -45,7 +45,20 @@ function codexConfig(existing: string | undefined, root: string): string {
 		if (!inOurs) kept.push(line);
 	}
 	const rest = kept.join("\n").trim();
-	return `${rest === "" ? "" : `${rest}\n\n`}${table}\n`;
+	const result = `${rest === "" ? "" : `${rest}\n\n`}${table}\n`;
+	// An older entry spelled another way (quoted, inline, dotted keys) would now be defined twice.
+	let parsed: { mcp_servers?: { roundtable?: { command?: unknown } } };
+	try {
+		parsed = Bun.TOML.parse(result) as typeof parsed;
+	} catch {
+		parsed = {};
+	}
+	if (parsed.mcp_servers?.roundtable?.command !== command) {
+		throw new Error(
+			`${CLIENT_FILES.codex} defines mcp_servers.roundtable in a form init cannot replace; remove that entry and run init again (the file was left as it was)`,
+		);
+	}
+	return result;
 }
 
 /** `.mcp.json` with mcpServers.roundtable set, other servers left as they were. */

@@ -205,6 +205,7 @@ describe("table and watch", () => {
 			/^WATCH run=all active_agents=8 open_tasks=\d+ active_claims=0 suspended_claims=0$/,
 		);
 		expect(lines.filter((l) => l.startsWith("EVENT ")).length).toBe(2);
+		expect(lines).toContain("OWNER none (start one with `roundtable start`)");
 	});
 
 	test("watch --follow prints every later event, in order, none skipped", async () => {

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { callSocket } from "../src/transports/socket-client.ts";
 import { VERSION } from "../src/version.ts";
 import { MAIN, makeProject, type Project, RFC3339_MS_UTC, runCli } from "./helpers.ts";
 
@@ -102,37 +103,8 @@ function parseReady(line: string) {
 }
 
 /** One call over the legacy socket; resolves with the parsed reply line. */
-function socketCall(path: string, tool: string, args: unknown = {}): Promise<Record<string, unknown>> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		Bun.connect({
-			unix: path,
-			allowHalfOpen: true,
-			socket: {
-				open(s) {
-					s.write(`${JSON.stringify({ tool, args })}\n`);
-				},
-				data(_s, chunk) {
-					chunks.push(Buffer.from(chunk));
-				},
-				end(s) {
-					s.end();
-				},
-				close() {
-					const text = Buffer.concat(chunks).toString("utf8");
-					try {
-						resolve(JSON.parse(text) as Record<string, unknown>);
-					} catch {
-						reject(new Error(`no reply line: ${JSON.stringify(text)}`));
-					}
-				},
-				error(_s, err) {
-					reject(err);
-				},
-			},
-		}).catch(reject);
-	});
-}
+const socketCall = (path: string, tool: string, args: unknown = {}) =>
+	callSocket(path, tool, args) as unknown as Promise<Record<string, unknown>>;
 
 async function stop(owner: Owner, signal: "SIGTERM" | "SIGINT") {
 	owner.proc.kill(signal);
@@ -194,6 +166,12 @@ describe("roundtable start", () => {
 		const id = (reply.result as { task: { id: string } }).task.id;
 		expect(((await main.call("task.get", { task_id: id })) as { task: { title: string } }).task.title).toBe(
 			"through-the-owner",
+		);
+
+		// The operator's view names the live owner.
+		const watching = await runCli(["watch", "--root", root]);
+		expect(watching.stdout).toContain(
+			`OWNER pid=${owner.proc.pid} http=${ready.http} socket=${ready.socket}\n`,
 		);
 
 		const end = await stop(owner, "SIGTERM");

@@ -2,6 +2,7 @@
 import type { CallContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { ToolError } from "../errors.ts";
+import { findOwner } from "../owner/presence.ts";
 import type { EventRecord, TaskRecord } from "../registry/records.ts";
 import type { Runtime } from "../runtime.ts";
 import type { getState } from "../tools/table.ts";
@@ -57,6 +58,14 @@ export const table: CommandRun = {
 		}),
 };
 
+/** Whether an owner serves the project, from its owner.json. */
+function ownerLine(root: string): string {
+	const owner = findOwner(root);
+	return owner
+		? `OWNER pid=${owner.pid} http=${owner.http_url ?? "-"} socket=${owner.socket_path ?? "-"}`
+		: "OWNER none (start one with `roundtable start`)";
+}
+
 const eventLine = (e: EventRecord) => `EVENT ${e.id} ${e.type} ${e.actor_id} ${e.task_id ?? "-"}`;
 
 function summaryLines(v: WatchView): string[] {
@@ -101,7 +110,7 @@ export const watch: CommandRun = {
 			print(
 				flags.json
 					? v.events.map((e) => JSON.stringify(e))
-					: [...summaryLines(v), ...v.events.map(eventLine)],
+					: [...summaryLines(v), ownerLine(rt.root), ...v.events.map(eventLine)],
 			);
 			if (flags.follow) await follow(rt, ctx, runId, v.next_after_event_id, flags.json === true);
 			return 0;

@@ -33,6 +33,7 @@ async function serve(options: Partial<HttpOptions> = {}, project?: Project): Pro
 		token: undefined,
 		tls: undefined,
 		maxBodyBytes: MAX_BODY,
+		maxSessions: 64,
 		health: async () => "healthy-idle",
 		...options,
 		inflight,
@@ -143,6 +144,21 @@ async function waitFor(what: string, cond: () => boolean, ms: number): Promise<v
 }
 
 describe("sessions", () => {
+	test("sessions are capped: an initialize over the cap is 503 until one ends", async () => {
+		const { url } = await serve({ maxSessions: 2 });
+		const first = await rawSession(url);
+		await rawSession(url);
+		const over = await fetch(url, {
+			method: "POST",
+			headers: POST_HEADERS,
+			body: JSON.stringify(initializeBody()),
+		});
+		expect(over.status).toBe(503);
+		expect(((await over.json()) as { error: { message: string } }).error.message).toContain("limit 2");
+		expect((await fetch(url, { method: "DELETE", headers: first.headers })).status).toBe(200);
+		await rawSession(url);
+	});
+
 	test("initialize issues a visible-ASCII Mcp-Session-Id, unique per session, that later requests use", async () => {
 		const { url } = await serve();
 		const a = await rawSession(url);
@@ -577,6 +593,7 @@ describe("security", () => {
 		const bodies: string[] = [];
 		const expectStatus = async (res: Response, status: number) => {
 			expect(res.status).toBe(status);
+			if (status === 401) expect(res.headers.get("www-authenticate")).toStartWith("Bearer");
 			bodies.push(await res.text());
 		};
 		for (const authorization of [
@@ -657,6 +674,7 @@ describe("security", () => {
 			token: undefined,
 			tls: undefined,
 			maxBodyBytes: MAX_BODY,
+			maxSessions: 64,
 			inflight: new InFlight(),
 			health: async () => "healthy-idle",
 		};

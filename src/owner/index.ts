@@ -81,6 +81,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 				token: process.env.ROUNDTABLE_MCP_TOKEN || undefined,
 				tls: cert && key ? { cert: file(cert), key: file(key) } : undefined,
 				maxBodyBytes: config.limits.max_frame_bytes,
+				maxSessions: config.limits.max_connections,
 				inflight,
 				health: async () => {
 					try {

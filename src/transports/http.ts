@@ -13,6 +13,8 @@ export interface HttpOptions {
 	token: string | undefined;
 	tls: { cert: string; key: string } | undefined;
 	maxBodyBytes: number;
+	/** Open MCP sessions at most; an initialize beyond it gets 503. */
+	maxSessions: number;
 	inflight: InFlight;
 	/** Health as the owner sees it; /healthz reports it. */
 	health: () => Promise<"ready" | "healthy-idle" | "degraded">;
@@ -121,6 +123,13 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		if (!parsed || !isInitializeRequest(parsed.body)) {
 			return rpcError(400, -32000, "Bad Request: no valid session id; send initialize first");
 		}
+		if (sessions.size >= options.maxSessions) {
+			return rpcError(
+				503,
+				-32000,
+				`too many open sessions (limit ${options.maxSessions}); end one with DELETE`,
+			);
+		}
 		const transport = new WebStandardStreamableHTTPServerTransport({
 			sessionIdGenerator: () => crypto.randomUUID(),
 			maxRequestBodySize: options.maxBodyBytes,
@@ -152,7 +161,9 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		async fetch(req) {
 			const verdict = checkRequest(req.headers, guard);
 			if (!verdict.ok) {
-				return rpcError(verdict.status, -32000, verdict.message);
+				const res = rpcError(verdict.status, -32000, verdict.message);
+				if (verdict.status === 401) res.headers.set("www-authenticate", 'Bearer realm="roundtable"');
+				return res;
 			}
 			const path = new URL(req.url).pathname;
 			if (stopping) return rpcError(503, -32000, "the owner is shutting down");

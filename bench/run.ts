@@ -1,10 +1,12 @@
 // `npm run bench`: every benchmark in turn. Figures go in the issue notes, not in test assertions.
 import * as dispatch from "./dispatch.bench.ts";
+import * as search from "./search.bench.ts";
+import * as symbols from "./symbols.bench.ts";
 import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-for (const bench of [dispatch, watch, transports]) {
+for (const bench of [dispatch, watch, transports, search, symbols]) {
 	await bench.run();
 	console.log();
 }

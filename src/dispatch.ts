@@ -12,6 +12,7 @@ import type { Runtime } from "./runtime.ts";
 import type { Tx } from "./store/index.ts";
 import * as memory from "./tools/memory.ts";
 import * as proposals from "./tools/proposals.ts";
+import * as repo from "./tools/repo.ts";
 import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
 
@@ -62,10 +63,13 @@ export function route(name: ToolName): Handler {
 			return inTx(tasks.updateStatus);
 
 		case "repo.read_file":
+			return direct(repo.readFile);
 		case "repo.search":
+			return direct(repo.search);
 		case "repo.symbols":
+			return direct(repo.symbols);
 		case "repo.dependency_context":
-			return later;
+			return direct(repo.dependencies);
 
 		case "resource.claim":
 		case "resource.claim_status":

@@ -36,16 +36,23 @@ describe("global", () => {
 			expect(r.stdout).toContain(`  ${c}`);
 	});
 
-	test.each(["init", "start", "mcp serve", "mcp stdio", "mcp inspect", "mcp call", "table", "watch"])(
-		"%s --help",
-		async (name: string) => {
-			const cmd = name.split(" ");
-			const r = await runCli([...cmd, "--help"]);
-			expect(r.code).toBe(0);
-			expect(r.stdout).toStartWith(`usage: roundtable ${cmd.join(" ")}`);
-			expect(r.stdout).toContain("--root DIR");
-		},
-	);
+	test.each([
+		"init",
+		"start",
+		"mcp serve",
+		"mcp stdio",
+		"mcp inspect",
+		"mcp call",
+		"table",
+		"watch",
+		"symbols",
+	])("%s --help", async (name: string) => {
+		const cmd = name.split(" ");
+		const r = await runCli([...cmd, "--help"]);
+		expect(r.code).toBe(0);
+		expect(r.stdout).toStartWith(`usage: roundtable ${cmd.join(" ")}`);
+		expect(r.stdout).toContain("--root DIR");
+	});
 
 	test("an unknown command exits 2 with a suggestion", async () => {
 		const r = await runCli(["tabel"]);

@@ -63,6 +63,10 @@ const BUILT = [
 	"memory.summarize",
 	"memory.mark_stale",
 	"decision.record",
+	"repo.read_file",
+	"repo.search",
+	"repo.symbols",
+	"repo.dependency_context",
 ];
 
 const names = TOOLS.map((t) => t.name as string);

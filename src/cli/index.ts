@@ -121,6 +121,21 @@ const COMMANDS: Command[] = [
 		},
 		load: () => import("./table.ts").then((m) => m.watch),
 	},
+	{
+		name: "symbols",
+		usage: "roundtable symbols --path P [--json]",
+		summary:
+			"List the functions, classes, methods, interfaces, types and constants declared in a file, or in every TypeScript, TSX, JavaScript, Python and Go file under a directory: one `<kind> <name> <path> <start> <end>` line each. Syntax errors go to stderr as `<path>:<line>: <message>`; the symbols that parsed are still listed.",
+		flags: {
+			path: {
+				kind: "string",
+				value: "PATH",
+				help: "a file or directory, relative to the project root (required)",
+			},
+			json: { kind: "boolean", help: "print the repo.symbols result as JSON" },
+		},
+		load: () => import("./symbols.ts").then((m) => m.symbols),
+	},
 ];
 
 function commandHelp(c: Command): string {

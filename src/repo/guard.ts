@@ -1,0 +1,157 @@
+// The one path guard for every repository read. A path resolves against the root (absolute paths
+// must land inside it), symlinks are followed, and the file is opened before its location is
+// trusted: the opened descriptor's real path (/proc/self/fd) must be inside the root and outside
+// .git/ and .roundtable/, so swapping a symlink or a directory between a check and the read cannot
+// escape. That last check is the one that matters; the earlier ones give clear errors early.
+import {
+	closeSync,
+	constants,
+	fstatSync,
+	openSync,
+	readlinkSync,
+	realpathSync,
+	type Stats,
+	statSync,
+} from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { invalidArgument, notFound, ToolError } from "../errors.ts";
+
+const MAX_PATH_BYTES = 4096;
+const MAX_SEGMENT_BYTES = 255;
+const HIDDEN = new Set([".git", ".roundtable"]);
+// NOFOLLOW: a final symlink is resolved by us, not followed blindly; NONBLOCK: a FIFO cannot hang us.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Test-only: runs just before the open, so a test can swap a file or directory there. */
+export const guardHooks: { beforeOpen?: (path: string) => void } = {};
+
+const denied = (message: string, path: string) => new ToolError("permission_denied", message, { path });
+const outside = (input: string) => denied(`${input} resolves outside the repository`, input);
+const hidden = (input: string) =>
+	denied(`${input} is inside .git/ or .roundtable/, which are never served`, input);
+
+/** Repo-relative, forward slashes; "" is the root itself. */
+export type RepoRel = string;
+
+export interface OpenedFile {
+	fd: number;
+	rel: RepoRel;
+	stat: Stats;
+}
+
+function toRel(root: string, abs: string): RepoRel | undefined {
+	const rel = relative(root, abs);
+	if (rel === "") return "";
+	if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+	return rel.split(sep).join("/");
+}
+
+const isHidden = (rel: RepoRel) => rel.split("/").some((segment) => HIDDEN.has(segment));
+
+/** Where an open descriptor really points; undefined where the platform cannot say. */
+function descriptorPath(fd: number): string | undefined {
+	try {
+		return readlinkSync(`/proc/self/fd/${fd}`);
+	} catch {
+		return undefined;
+	}
+}
+
+function missing(err: unknown, input: string, field: string): never {
+	const code = (err as NodeJS.ErrnoException).code;
+	if (code === "ENOENT" || code === "ENOTDIR")
+		throw notFound(`${input} does not exist in the repository`, { path: input });
+	if (code === "ELOOP") throw invalidArgument(`${input} is a symlink loop`, { field });
+	throw err;
+}
+
+export class RepoGuard {
+	/** `root` must already be a real path (symlinks resolved). */
+	constructor(readonly root: string) {}
+
+	/** Checks the text of a path; returns it made absolute, and repo-relative when it is lexically inside. */
+	private candidate(input: string, field: string): { candidate: string; lexical: RepoRel | undefined } {
+		if (input.includes("\0")) throw invalidArgument(`${field} contains a NUL byte`, { field });
+		if (Buffer.byteLength(input) > MAX_PATH_BYTES)
+			throw invalidArgument(`${field} is longer than ${MAX_PATH_BYTES} bytes`, { field });
+		if (input.split(/[/\\]/).some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES)) {
+			throw invalidArgument(`${field} has a name longer than ${MAX_SEGMENT_BYTES} bytes`, { field });
+		}
+		const candidate = isAbsolute(input) ? resolve(input) : resolve(this.root, input);
+		const lexical = toRel(this.root, candidate);
+		// A relative path that climbs out is refused before the filesystem is asked anything.
+		if (!isAbsolute(input) && lexical === undefined)
+			throw denied(`${input} is outside the repository`, input);
+		if (lexical !== undefined && isHidden(lexical)) throw hidden(input);
+		return { candidate, lexical };
+	}
+
+	/** A caller's path, resolved through its symlinks, as a real location inside the root. */
+	resolve(input: string, field = "path"): { abs: string; rel: RepoRel } {
+		const { candidate } = this.candidate(input, field);
+		let real: string;
+		try {
+			real = realpathSync.native(candidate);
+		} catch (err) {
+			missing(err, input, field);
+		}
+		const rel = toRel(this.root, real);
+		if (rel === undefined) throw outside(input);
+		if (isHidden(rel)) throw hidden(input);
+		return { abs: real, rel };
+	}
+
+	/**
+	 * Opens a regular file for reading and confirms, on the open descriptor, that it is inside the
+	 * root. The caller closes `fd`.
+	 */
+	open(input: string, field = "path"): OpenedFile {
+		const { candidate, lexical } = this.candidate(input, field);
+		// The common case (a plain file inside) costs one open; a final symlink, or an absolute path
+		// that only its real location puts inside, is resolved first.
+		let target = lexical === undefined ? this.resolve(input, field).abs : candidate;
+		guardHooks.beforeOpen?.(target);
+		let fd: number;
+		try {
+			fd = openSync(target, OPEN_FLAGS);
+		} catch (err) {
+			if ((err as NodeJS.ErrnoException).code !== "ELOOP" || target !== candidate) missing(err, input, field);
+			target = this.resolve(input, field).abs;
+			try {
+				fd = openSync(target, OPEN_FLAGS);
+			} catch (again) {
+				if ((again as NodeJS.ErrnoException).code === "ELOOP")
+					throw denied(`${input} changed while it was being opened`, input);
+				missing(again, input, field);
+			}
+		}
+		try {
+			const stat = fstatSync(fd);
+			const opened = descriptorPath(fd) ?? this.reresolve(target, stat, input);
+			const rel = toRel(this.root, opened);
+			if (rel === undefined) throw outside(input);
+			if (isHidden(rel)) throw hidden(input);
+			if (stat.isDirectory()) throw invalidArgument(`${input} is a directory, not a file`, { field });
+			if (!stat.isFile()) throw invalidArgument(`${input} is not a regular file`, { field });
+			return { fd, rel, stat };
+		} catch (err) {
+			closeSync(fd);
+			throw err;
+		}
+	}
+
+	/**
+	 * Where /proc is missing: resolve the path again and require the very file that was opened. A
+	 * swap would have to be undone within that window to pass.
+	 */
+	private reresolve(path: string, opened: Stats, input: string): string {
+		try {
+			const again = realpathSync.native(path);
+			const now = statSync(again);
+			if (now.ino === opened.ino && now.dev === opened.dev) return again;
+		} catch {
+			// removed meanwhile
+		}
+		throw denied(`${input} changed while it was being opened`, input);
+	}
+}

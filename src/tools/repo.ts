@@ -1,0 +1,45 @@
+// repo.read_file, repo.search, repo.symbols, repo.dependency_context: read-only views of the
+// repository, every path through the one guard (src/repo/guard.ts).
+import type { Env } from "../dispatch.ts";
+import { invalidArgument } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
+import { dependencyContext } from "../repo/deps/index.ts";
+import { RepoGuard } from "../repo/guard.ts";
+import { readLines } from "../repo/read.ts";
+import { searchRepo } from "../repo/search.ts";
+import { listSymbols } from "../repo/symbols/index.ts";
+
+export async function readFile(a: Args<"repo.read_file">, env: Env) {
+	const start = a.start_line ?? 1;
+	const end = a.end_line ?? Number.POSITIVE_INFINITY;
+	if (end < start) throw invalidArgument("end_line comes before start_line", { field: "end_line" });
+	const file = new RepoGuard(env.rt.root).open(a.path);
+	return { path: a.path, ...readLines(file, start, end, a.max_bytes ?? 1024 * 1024) };
+}
+
+export function search(a: Args<"repo.search">, env: Env) {
+	return searchRepo(new RepoGuard(env.rt.root), {
+		query: a.query,
+		regex: a.regex ?? false,
+		caseSensitive: a.case_sensitive ?? false,
+		path: a.path,
+		globs: a.glob === undefined ? [] : [a.glob].flat(),
+		limit: a.limit ?? 200,
+		signal: env.ctx.signal,
+	});
+}
+
+export function symbols(a: Args<"repo.symbols">, env: Env) {
+	return listSymbols(new RepoGuard(env.rt.root), {
+		path: a.path,
+		language: a.language,
+		kind: a.kind,
+		name: a.name,
+		limit: a.limit ?? 2000,
+		signal: env.ctx.signal,
+	});
+}
+
+export function dependencies(a: Args<"repo.dependency_context">, env: Env) {
+	return dependencyContext(new RepoGuard(env.rt.root), a.path);
+}

@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark in turn. Figures go in the issue notes, not in test assertions.
+import * as claims from "./claims.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
@@ -6,7 +7,7 @@ import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-for (const bench of [dispatch, watch, transports, search, symbols]) {
+for (const bench of [dispatch, watch, transports, search, symbols, claims]) {
 	await bench.run();
 	console.log();
 }

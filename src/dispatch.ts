@@ -13,6 +13,7 @@ import type { Tx } from "./store/index.ts";
 import * as memory from "./tools/memory.ts";
 import * as proposals from "./tools/proposals.ts";
 import * as repo from "./tools/repo.ts";
+import * as resources from "./tools/resources.ts";
 import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
 
@@ -30,14 +31,23 @@ type AnyArgs = any;
 export type TxHandler = (tx: Tx, args: AnyArgs, env: Env) => Promise<object>;
 /** Manages its own short transactions, for tools that wait or run long. */
 export type DirectHandler = (args: AnyArgs, env: Env) => Promise<object>;
+/** Reads files first (no transaction open), then commits in the call's single transaction. */
+export type Prepare<P> = (args: AnyArgs, env: Env) => Promise<P>;
+export type PreparedRun<P> = (tx: Tx, args: AnyArgs, env: Env, prepared: P) => Promise<object>;
 
 type Handler =
 	| { kind: "tx"; run: TxHandler }
 	| { kind: "direct"; run: DirectHandler }
+	| { kind: "prepared"; prepare: Prepare<unknown>; run: PreparedRun<unknown> }
 	| { kind: "unimplemented" };
 
 const inTx = (run: TxHandler): Handler => ({ kind: "tx", run });
 const direct = (run: DirectHandler): Handler => ({ kind: "direct", run });
+const prepared = <P>(prepare: Prepare<P>, run: PreparedRun<P>): Handler => ({
+	kind: "prepared",
+	prepare,
+	run: run as PreparedRun<unknown>,
+});
 const later: Handler = { kind: "unimplemented" };
 
 /** The one switch. It lists every registry name; a tool whose family is not built yet is `later`. */
@@ -72,12 +82,17 @@ export function route(name: ToolName): Handler {
 			return direct(repo.dependencies);
 
 		case "resource.claim":
+			return prepared(resources.prepareClaim, resources.claim);
 		case "resource.claim_status":
+			return prepared(resources.prepareStatus, resources.claimStatus);
 		case "resource.get":
+			return inTx(resources.get);
 		case "resource.release":
+			return inTx(resources.release);
 		case "resource.search":
+			return inTx(resources.search);
 		case "resource.renew":
-			return later;
+			return prepared(resources.prepareRenew, resources.renew);
 
 		case "decision.record":
 			return inTx(proposals.recordDecision);
@@ -152,6 +167,10 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 				return await handler.run(args, { rt, ctx, now: nowIso() });
 			case "tx":
 				return await runInTransaction(rt, tool, handler.run, args, ctx);
+			case "prepared": {
+				const ready = await handler.prepare(args, { rt, ctx, now: nowIso() });
+				return await runInTransaction(rt, tool, (tx, a, env) => handler.run(tx, a, env, ready), args, ctx);
+			}
 		}
 	} catch (err) {
 		throw asToolError(err);

@@ -67,6 +67,12 @@ const BUILT = [
 	"repo.search",
 	"repo.symbols",
 	"repo.dependency_context",
+	"resource.claim",
+	"resource.claim_status",
+	"resource.get",
+	"resource.release",
+	"resource.search",
+	"resource.renew",
 ];
 
 const names = TOOLS.map((t) => t.name as string);

@@ -666,6 +666,8 @@ describe("--url and --root validation", () => {
 		expect(r.code).toBe(2);
 		expect(r.stdout).toBe("");
 		expect(r.stderr).toContain("--url");
+		// A URL may carry a password: it is never echoed.
+		expect(r.stderr).not.toContain("pw@");
 	});
 
 	test("a token is never sent over plain http to a non-loopback host (exit 1), nor printed", async () => {

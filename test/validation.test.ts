@@ -357,17 +357,17 @@ describe("tools", () => {
 		const p = await makeProject();
 		await seedTask(p);
 		const before = await events(p);
-		const err = await p.fail("resource.claim", {
-			resource_type: "file",
-			resource_id: "src/a.ts",
-			claim_type: "write",
-			task_id: "T-1",
+		const err = await p.fail("vote.cast", {
+			proposal_id: "P-1",
+			agent_id: "reviewer-1",
+			vote: "approve",
+			reason_md: "looks right",
 			idempotency_key: "claim-1",
 		});
 		expect(err.code).toBe("unimplemented");
-		expect(err.message).toContain("resource.claim");
+		expect(err.message).toContain("vote.cast");
 		expect(err.message).toContain("not implemented");
-		expect(err.details).toEqual({ tool: "resource.claim", family: "resources" });
+		expect(err.details).toEqual({ tool: "vote.cast", family: "proposals" });
 
 		const turn = await p.fail("agent.turn_request", {
 			run_id: "RUN-1",
@@ -377,8 +377,12 @@ describe("tools", () => {
 		expect(turn.code).toBe("unimplemented");
 		expect(turn.details).toMatchObject({ tool: "agent.turn_request" });
 
-		const release = await p.fail("resource.release", { claim_id: "C-1", expected_revision: 3 });
-		expect(release.code).toBe("unimplemented");
+		const reject = await p.fail("patch.reject", {
+			proposal_id: "P-1",
+			reason_md: "no",
+			expected_revision: 3,
+		});
+		expect(reject.code).toBe("unimplemented");
 
 		expect(await events(p)).toEqual(before);
 		// The key was not consumed either.
@@ -389,18 +393,12 @@ describe("tools", () => {
 
 	test("an unbuilt tool still validates its arguments first", async () => {
 		const p = await makeProject();
-		const err = await p.fail("resource.claim", { resource_type: "file" });
+		const err = await p.fail("proposal.create", { task_id: "T-1" });
 		expect(err.code).toBe("invalid_argument");
 		expect(err.message).toStartWith("missing required argument '");
-		const unknown = await p.fail("resource.claim", {
-			resource_type: "file",
-			resource_id: "a",
-			claim_type: "write",
-			task_id: "T-1",
-			taskid: "x",
-		});
+		const unknown = await p.fail("vote.list", { proposal_id: "P-1", proposalid: "x" });
 		expect(unknown.code).toBe("invalid_argument");
-		expect(unknown.details).toEqual({ field: "taskid", did_you_mean: "task_id" });
+		expect(unknown.details).toEqual({ field: "proposalid", did_you_mean: "proposal_id" });
 	});
 
 	test("every unbuilt tool answers unimplemented, never internal", async () => {

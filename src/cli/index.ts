@@ -121,6 +121,7 @@ const COMMANDS: Command[] = [
 		},
 		load: () => import("./table.ts").then((m) => m.watch),
 	},
+	...claimsCommands(),
 	{
 		name: "symbols",
 		usage: "roundtable symbols --path P [--json]",
@@ -137,6 +138,84 @@ const COMMANDS: Command[] = [
 		load: () => import("./symbols.ts").then((m) => m.symbols),
 	},
 ];
+
+function claimsCommands(): Command[] {
+	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
+	const load = (name: keyof typeof import("./claims.ts")) => () =>
+		import("./claims.ts").then((m) => m[name] as CommandRun);
+	return [
+		{
+			name: "claims list",
+			usage: "roundtable claims list [--agent ID] [--resource ID] [--task ID] [--status S] [--json]",
+			summary: "List claims, one `<id> <agent> <type> <status> <resource>` line each.",
+			flags: {
+				agent: { kind: "string", value: "ID", help: "only this agent's claims" },
+				resource: { kind: "string", value: "ID", help: "only claims on this resource" },
+				task: { kind: "string", value: "ID", help: "only claims for this task" },
+				status: { kind: "string", value: "S", help: "active, suspended, expired, released or revoked" },
+				json,
+			},
+			load: load("list"),
+		},
+		{
+			name: "claims claim",
+			usage:
+				"roundtable claims claim --agent ID --task ID --resource-type T --resource-id R [--path P] [--symbol S] [--claim-type write] [--ttl N] [--rationale TEXT]",
+			summary: "Take a claim for an agent (resource.claim).",
+			flags: {
+				agent: { kind: "string", value: "ID", help: "the claiming agent" },
+				task: { kind: "string", value: "ID", help: "the task it serves" },
+				"resource-type": { kind: "string", value: "T", help: "file, directory, symbol, …" },
+				"resource-id": { kind: "string", value: "R", help: "e.g. file:src/app.ts" },
+				path: { kind: "string", value: "P", help: "repository-relative path" },
+				symbol: { kind: "string", value: "S", help: "symbol name (symbol claims)" },
+				"claim-type": { kind: "string", value: "MODE", help: "read, write (default), review or exclusive" },
+				ttl: { kind: "integer", value: "N", help: "lease in seconds" },
+				rationale: { kind: "string", value: "TEXT", help: "why" },
+				json,
+			},
+			load: load("claim"),
+		},
+		{
+			name: "claims release",
+			usage: "roundtable claims release --claim ID (--agent ID | --force --reason TEXT)",
+			summary: "Release a claim as its holder, or force it as the operator with a reason.",
+			flags: {
+				claim: { kind: "string", value: "ID", help: "the claim" },
+				agent: { kind: "string", value: "ID", help: "its holder" },
+				force: { kind: "boolean", help: "release someone else's claim (operator)" },
+				reason: { kind: "string", value: "TEXT", help: "why (required with --force)" },
+				json,
+			},
+			load: load("release"),
+		},
+		{
+			name: "claims revoke",
+			usage: "roundtable claims revoke --claim ID --reason TEXT",
+			summary: "Revoke a live claim (operator action); the event records the reason.",
+			flags: {
+				claim: { kind: "string", value: "ID", help: "the claim" },
+				reason: { kind: "string", value: "TEXT", help: "why" },
+				json,
+			},
+			load: load("revoke"),
+		},
+		{
+			name: "claims expire",
+			usage: "roundtable claims expire [--at TIME]",
+			summary: "Record every claim whose lease ran out (by now, or by --at) as expired, with events.",
+			flags: { at: { kind: "string", value: "TIME", help: "an RFC 3339 time instead of now" }, json },
+			load: load("expire"),
+		},
+		{
+			name: "claims reconcile",
+			usage: "roundtable claims reconcile [--agent ID]",
+			summary: "Suspend live write and exclusive claims whose resource changed since they were taken.",
+			flags: { agent: { kind: "string", value: "ID", help: "only this agent's claims" }, json },
+			load: load("reconcile"),
+		},
+	];
+}
 
 function commandHelp(c: Command): string {
 	const flags = { ...c.flags, ...COMMON };
@@ -178,6 +257,17 @@ export async function main(argv: readonly string[]): Promise<number> {
 	const command = COMMANDS.find((c) => c.name === twoWords) ?? COMMANDS.find((c) => c.name === first);
 	if (!command) {
 		const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
+		if (group.length > 0 && (second === undefined || second === "--help" || second === "-h")) {
+			// `roundtable claims` or `roundtable mcp --help`: the group's commands.
+			const width = Math.max(...group.map((c) => c.name.length));
+			const out = group
+				.map((c) => `  ${c.name.padEnd(width)}  ${c.summary.split(". ")[0]?.replace(/\.$/, "")}.`)
+				.join("\n");
+			(second === undefined ? process.stderr : process.stdout).write(
+				`usage: roundtable ${first} <command>\n\n${out}\n`,
+			);
+			return second === undefined ? 2 : 0;
+		}
 		const wanted = group.length > 0 ? twoWords.trim() : first;
 		const near = didYouMean(
 			wanted,

@@ -22,9 +22,8 @@ function checkUrl(raw: string, token: string | undefined): URL {
 		throw new UsageError("--url is not a URL");
 	}
 	if (!/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash) {
-		throw new UsageError(
-			`--url must be a plain http(s) URL without credentials, query or fragment (was '${raw}')`,
-		);
+		// The URL is not repeated: it may hold a password, and clients log stderr.
+		throw new UsageError("--url must be a plain http(s) URL without credentials, query or fragment");
 	}
 	if (token && url.protocol === "http:" && !isLoopbackHostname(url.hostname)) {
 		throw new Error(`a bearer token is only sent over https, except to a loopback address (${url.origin})`);

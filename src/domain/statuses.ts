@@ -19,6 +19,7 @@ export const PROPOSAL_STATUSES = [
 	"rolled_back",
 ] as const;
 export const CLAIM_STATUSES = ["active", "released", "revoked", "expired", "suspended"] as const;
+export const CLAIM_TYPES = ["read", "write", "review", "exclusive"] as const;
 export const APPROVAL_STATUSES = ["requested", "approved", "rejected"] as const;
 export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as const;
 export const MEMORY_STATUSES = ["active", "stale"] as const;
@@ -28,6 +29,8 @@ export const RISKS = ["low", "normal", "high", "critical"] as const;
 
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
+export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
+export type ClaimType = (typeof CLAIM_TYPES)[number];
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 export type Risk = (typeof RISKS)[number];
 

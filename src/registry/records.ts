@@ -1,7 +1,14 @@
 // The records tools return. Their TypeScript types are inferred from these schemas, so the store,
 // the tools and the declared MCP output schemas cannot drift apart.
 import { type } from "arktype";
-import { MEMORY_STATUSES, RISKS, RUN_STATUSES, TASK_STATUSES } from "../domain/statuses.ts";
+import {
+	CLAIM_STATUSES,
+	CLAIM_TYPES,
+	MEMORY_STATUSES,
+	RISKS,
+	RUN_STATUSES,
+	TASK_STATUSES,
+} from "../domain/statuses.ts";
 
 const timestamp = type("string").describe("an RFC 3339 UTC timestamp with milliseconds");
 const revision = type("number.integer >= 1").describe("the record's revision, +1 on every change");
@@ -86,6 +93,46 @@ export const decisionRecord = type({
 	updated_at: timestamp,
 });
 
+export const resourceRecord = type({
+	id: "string",
+	type: "string",
+	path: "string | null",
+	symbol: "string | null",
+	language: "string | null",
+	start_line: "number.integer | null",
+	end_line: "number.integer | null",
+	current_hash: "string",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const claimRecord = type({
+	id: "string",
+	resource_id: "string",
+	resource_type: "string",
+	path: "string | null",
+	symbol: "string | null",
+	start_line: "number.integer | null",
+	end_line: "number.integer | null",
+	agent_id: "string",
+	task_id: "string",
+	run_id: "string | null",
+	claim_type: type.enumerated(...CLAIM_TYPES),
+	/** `expired` as soon as expires_at has passed, even before the Chair records it. */
+	status: type.enumerated(...CLAIM_STATUSES),
+	status_reason: "string | null",
+	base_hash: "string",
+	expires_at: timestamp,
+	renewed_at: timestamp.or("null"),
+	renewable: "boolean",
+	resume_policy: "string",
+	rationale: "string | null",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
 /** A record whose family has not been built yet: its issue gives it a real schema. */
 export const pendingRecord = type("Record<string, unknown>");
 
@@ -95,3 +142,5 @@ export type EventRecord = typeof eventRecord.infer;
 export type TaskRecord = typeof taskRecord.infer;
 export type MemoryRecord = typeof memoryRecord.infer;
 export type DecisionRecord = typeof decisionRecord.infer;
+export type ResourceRecord = typeof resourceRecord.infer;
+export type ClaimRecord = typeof claimRecord.infer;

@@ -1,6 +1,14 @@
 import { type } from "arktype";
 import { callerId, nonNegativeInt, safeInt } from "../domain/scalars.ts";
-import { agentRecord, eventRecord, memoryRecord, pendingRecord, runRecord, taskRecord } from "./records.ts";
+import {
+	agentRecord,
+	claimRecord,
+	eventRecord,
+	memoryRecord,
+	pendingRecord,
+	runRecord,
+	taskRecord,
+} from "./records.ts";
 import { tool } from "./types.ts";
 
 export const tableTools = [
@@ -9,13 +17,13 @@ export const tableTools = [
 		family: "table",
 		title: "Get table state",
 		description:
-			"One consistent snapshot of the shared table: runs, agents, tasks, claims, proposals, transactions, human approvals, security reviews and memory. `last_event_id` is the newest event in the snapshot: pass it to table.watch as `after_event_id` to follow on without missing anything. Votes and decisions are not included; read them with their own tools.",
+			"One consistent snapshot of the shared table: runs, agents, tasks, live claims (active or suspended), proposals, transactions, human approvals, security reviews and memory. `last_event_id` is the newest event in the snapshot: pass it to table.watch as `after_event_id` to follow on without missing anything. Votes and decisions are not included; read them with their own tools.",
 		args: type({}),
 		output: type({
 			runs: runRecord.array(),
 			agents: agentRecord.array(),
 			tasks: taskRecord.array(),
-			claims: pendingRecord.array(),
+			claims: claimRecord.array(),
 			proposals: pendingRecord.array(),
 			transactions: pendingRecord.array(),
 			human_approvals: pendingRecord.array(),

@@ -13,7 +13,7 @@ import {
 	type Stats,
 	statSync,
 } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { invalidArgument, notFound, ToolError } from "../errors.ts";
 
 const MAX_PATH_BYTES = 4096;
@@ -84,6 +84,30 @@ export class RepoGuard {
 			throw denied(`${input} is outside the repository`, input);
 		if (lexical !== undefined && isHidden(lexical)) throw hidden(input);
 		return { candidate, lexical };
+	}
+
+	/**
+	 * A caller's path as a repo-relative path, for naming things that may not exist yet (a claim on
+	 * a file about to be created). What does exist must really be inside the root.
+	 */
+	relative(input: string, field = "path"): RepoRel {
+		const { candidate, lexical } = this.candidate(input, field);
+		if (lexical === undefined) return this.resolve(input, field).rel;
+		// The nearest part of the path that exists decides where the rest would land.
+		for (let probe = candidate; ; probe = dirname(probe)) {
+			let real: string;
+			try {
+				real = realpathSync.native(probe);
+			} catch (err) {
+				const code = (err as NodeJS.ErrnoException).code;
+				if ((code === "ENOENT" || code === "ENOTDIR") && probe !== dirname(probe)) continue;
+				missing(err, input, field);
+			}
+			const rel = toRel(this.root, real);
+			if (rel === undefined) throw outside(input);
+			if (isHidden(rel)) throw hidden(input);
+			return lexical;
+		}
 	}
 
 	/** A caller's path, resolved through its symlinks, as a real location inside the root. */

@@ -2,11 +2,13 @@
 // queries; every query is async so another backend (PostgreSQL) can implement the same interface.
 import type { Database } from "bun:sqlite";
 import { agentQueries } from "./agents.ts";
+import { claimQueries } from "./claims.ts";
 import { Conn, openDatabase } from "./db.ts";
 import { decisionQueries } from "./decisions.ts";
 import { eventQueries } from "./events.ts";
 import { idempotencyQueries } from "./idempotency.ts";
 import { memoryQueries } from "./memory.ts";
+import { resourceQueries } from "./resources.ts";
 import { runQueries } from "./runs.ts";
 import { taskQueries } from "./tasks.ts";
 
@@ -17,6 +19,8 @@ const makeTx = (c: Conn) => ({
 	events: eventQueries(c),
 	memory: memoryQueries(c),
 	decisions: decisionQueries(c),
+	resources: resourceQueries(c),
+	claims: claimQueries(c),
 	idempotency: idempotencyQueries(c),
 });
 

@@ -1,6 +1,13 @@
 // Versioned schema changes. Each runs once, in its own transaction, and is recorded in
 // schema_migrations. Later issues append migrations; never edit one that has shipped.
-import { MEMORY_STATUSES, RISKS, RUN_STATUSES, TASK_STATUSES } from "../domain/statuses.ts";
+import {
+	CLAIM_STATUSES,
+	CLAIM_TYPES,
+	MEMORY_STATUSES,
+	RISKS,
+	RUN_STATUSES,
+	TASK_STATUSES,
+} from "../domain/statuses.ts";
 
 export interface Migration {
 	version: number;
@@ -133,6 +140,58 @@ CREATE TABLE idempotency_keys (
 	PRIMARY KEY (tool, key)
 ) WITHOUT ROWID;
 CREATE INDEX idempotency_by_expiry ON idempotency_keys (expires_at);
+`,
+	},
+	{
+		version: 2,
+		name: "resources and claims",
+		sql: `
+CREATE TABLE resources (
+	id TEXT PRIMARY KEY,
+	type TEXT NOT NULL,
+	path TEXT,
+	symbol TEXT,
+	language TEXT,
+	start_line INTEGER,
+	end_line INTEGER,
+	current_hash TEXT NOT NULL DEFAULT '',
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX resources_by_path ON resources (path);
+
+-- A claim copies its resource's scope (type, path, symbol, lines) so that the conflict check is one
+-- indexed query over live claims, never a scan of every claim.
+CREATE TABLE claims (
+	id TEXT PRIMARY KEY,
+	resource_id TEXT NOT NULL REFERENCES resources (id),
+	resource_type TEXT NOT NULL,
+	path TEXT,
+	symbol TEXT,
+	start_line INTEGER,
+	end_line INTEGER,
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	task_id TEXT NOT NULL REFERENCES tasks (id),
+	run_id TEXT REFERENCES runs (id),
+	claim_type TEXT NOT NULL CHECK (claim_type IN (${list(CLAIM_TYPES)})),
+	status TEXT NOT NULL CHECK (status IN (${list(CLAIM_STATUSES)})),
+	status_reason TEXT,
+	base_hash TEXT NOT NULL DEFAULT '',
+	expires_at TEXT NOT NULL,
+	renewed_at TEXT,
+	renewable INTEGER NOT NULL CHECK (renewable IN (0, 1)),
+	resume_policy TEXT NOT NULL,
+	rationale TEXT,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX claims_live_by_path ON claims (path) WHERE status = 'active';
+CREATE INDEX claims_live_by_resource ON claims (resource_id) WHERE status = 'active';
+CREATE INDEX claims_live_by_expiry ON claims (expires_at) WHERE status = 'active';
+CREATE INDEX claims_by_agent ON claims (agent_id, status);
+CREATE INDEX claims_by_task ON claims (task_id);
 `,
 	},
 ];

@@ -1,5 +1,6 @@
 // table.get_state and table.watch: the shared view of the table, each read in one snapshot.
 import type { Env } from "../dispatch.ts";
+import { nowIso } from "../domain/ids.ts";
 import { OPEN_TASK_STATUSES } from "../domain/statuses.ts";
 import { ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
@@ -10,12 +11,13 @@ import { requireRun } from "./common.ts";
 // Collections whose families are not built yet are empty; their issues fill them in.
 const none = (): never[] => [];
 
-export async function getState(tx: Tx) {
+export async function getState(tx: Tx, _a: Args<"table.get_state">, env: Env) {
 	return {
 		runs: await tx.runs.list(),
 		agents: (await tx.agents.list()).map(agentRecordOf),
 		tasks: await tx.tasks.all(),
-		claims: none(),
+		// Live claims (active or suspended): the table as it stands, not its history.
+		claims: await tx.claims.live(env.now),
 		proposals: none(),
 		transactions: none(),
 		human_approvals: none(),
@@ -36,7 +38,7 @@ const POLL_MS = 1000;
 export async function watch(a: Args<"table.watch">, env: Env) {
 	const deadline = Date.now() + (a.wait_ms ?? 0);
 	for (;;) {
-		const view = await env.rt.store.withTransaction("read", (tx) => watchView(tx, a));
+		const view = await env.rt.store.withTransaction("read", (tx) => watchView(tx, a, nowIso()));
 		const remaining = deadline - Date.now();
 		if (view.events.length > 0 || remaining <= 0) return view;
 		await env.rt.store.eventsCommitted(Math.min(POLL_MS, remaining), env.ctx.signal);
@@ -44,7 +46,7 @@ export async function watch(a: Args<"table.watch">, env: Env) {
 	}
 }
 
-async function watchView(tx: Tx, a: Args<"table.watch">) {
+async function watchView(tx: Tx, a: Args<"table.watch">, now: string) {
 	const limit = watchLimit(a.limit);
 	const runId = a.run_id ?? null;
 	if (runId !== null) await requireRun(tx, runId);
@@ -72,8 +74,8 @@ async function watchView(tx: Tx, a: Args<"table.watch">) {
 		blocked_tasks: await tx.tasks.withStatus("blocked"),
 		pending_proposals: none(),
 		required_approvals: none(),
-		active_claims: 0,
-		suspended_claims: 0,
+		active_claims: await tx.claims.countByStatus("active", now),
+		suspended_claims: await tx.claims.countByStatus("suspended", now),
 		open_tasks: await tx.tasks.countWithStatus(OPEN_TASK_STATUSES),
 		active_agents: await tx.agents.countEnabled(),
 	};

@@ -4,10 +4,17 @@ import type { Env } from "../dispatch.ts";
 import { checkReadablePaths } from "../domain/paths.ts";
 import { invalidArgument } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
-import type { TaskRecord } from "../registry/records.ts";
 import type { Tx } from "../store/index.ts";
-import type { TaskChanges, TaskPosition } from "../store/tasks.ts";
-import { checkRevision, newRecordId, requireEnabledAgent, requireRun, requireTask } from "./common.ts";
+import type { TaskChanges } from "../store/tasks.ts";
+import {
+	checkRevision,
+	cursorKey,
+	newRecordId,
+	page,
+	requireEnabledAgent,
+	requireRun,
+	requireTask,
+} from "./common.ts";
 
 export async function create(tx: Tx, a: Args<"task.create">, env: Env) {
 	const readable_paths = checkReadablePaths(a.readable_paths ?? []);
@@ -57,33 +64,17 @@ export async function get(tx: Tx, a: Args<"task.get">) {
 	return { task: await requireTask(tx, a.task_id) };
 }
 
-const encodeCursor = (t: TaskRecord) =>
-	Buffer.from(JSON.stringify([t.priority, t.created_at, t.id])).toString("base64url");
-
-function decodeCursor(cursor: string): TaskPosition {
-	try {
-		const [priority, created_at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-		if (Number.isSafeInteger(priority) && typeof created_at === "string" && typeof id === "string") {
-			return { priority, created_at, id };
-		}
-	} catch {
-		// reported below
-	}
-	throw invalidArgument("argument 'cursor' is not a cursor this tool returned", { field: "cursor" });
-}
-
 export async function list(tx: Tx, a: Args<"task.list">) {
 	const limit = a.limit ?? 200;
-	const from = a.cursor === undefined ? undefined : decodeCursor(a.cursor);
-	const page = await tx.tasks.list(
+	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["number", "string", "string"]);
+	const from = key && { priority: key[0] as number, created_at: key[1] as string, id: key[2] as string };
+	const rows = await tx.tasks.list(
 		{ status: a.status, assigned_agent_id: a.assigned_agent_id, run_id: a.run_id },
 		from,
 		limit + 1,
 	);
-	const more = page.length > limit;
-	const tasks = more ? page.slice(0, limit) : page;
-	const last = tasks.at(-1);
-	return { tasks, next_cursor: more && last ? encodeCursor(last) : null };
+	const { rows: tasks, next } = page(rows, limit, (t) => [t.priority, t.created_at, t.id]);
+	return { tasks, next_cursor: next };
 }
 
 export async function updateStatus(tx: Tx, a: Args<"task.update_status">, env: Env) {

@@ -1,0 +1,116 @@
+// `claims list|claim|release|revoke|expire|reconcile`: the operator's view of claims and the
+// actions only the operator takes (revoke, the expiry sweep).
+import type { CallContext } from "../context.ts";
+import { call } from "../dispatch.ts";
+import type { ClaimRecord } from "../registry/records.ts";
+import type { Runtime } from "../runtime.ts";
+import { expireDueClaims, revokeClaim } from "../tools/resources.ts";
+import { type Flags, UsageError } from "./args.ts";
+import type { CommandRun } from "./index.ts";
+import { withRuntime } from "./runtime.ts";
+
+const line = (c: ClaimRecord) => `${c.id} ${c.agent_id} ${c.claim_type} ${c.status} ${c.resource_id}`;
+
+function print(flags: Flags, json: unknown, lines: string[]): number {
+	const text = flags.json ? JSON.stringify(json, null, 2) : lines.join("\n");
+	if (text !== "") process.stdout.write(`${text}\n`);
+	return 0;
+}
+
+const need = (flags: Flags, name: string): string => {
+	const value = flags[name];
+	if (typeof value !== "string") throw new UsageError(`--${name} is required`);
+	return value;
+};
+
+const command = (run: (rt: Runtime, ctx: CallContext, flags: Flags) => Promise<number>): CommandRun => ({
+	run: (flags) => withRuntime(flags.root, (rt, ctx) => run(rt, ctx, flags)),
+});
+
+export const list = command(async (rt, ctx, flags) => {
+	const claims: ClaimRecord[] = [];
+	let cursor: string | null = null;
+	do {
+		const out = (await call(
+			rt,
+			"resource.claim_status",
+			{
+				...(flags.agent !== undefined && { agent_id: flags.agent }),
+				...(flags.resource !== undefined && { resource_id: flags.resource }),
+				...(flags.task !== undefined && { task_id: flags.task }),
+				...(flags.status !== undefined && { status: flags.status }),
+				limit: 1000,
+				...(cursor !== null && { cursor }),
+			},
+			ctx,
+		)) as { claims: ClaimRecord[]; next_cursor: string | null };
+		claims.push(...out.claims);
+		cursor = out.next_cursor;
+	} while (cursor !== null);
+	return print(flags, { claims }, claims.map(line));
+});
+
+export const claim = command(async (rt, ctx, flags) => {
+	const out = (await call(
+		rt,
+		"resource.claim",
+		{
+			agent_id: need(flags, "agent"),
+			task_id: need(flags, "task"),
+			resource_type: need(flags, "resource-type"),
+			resource_id: need(flags, "resource-id"),
+			claim_type: (flags["claim-type"] as string | undefined) ?? "write",
+			...(flags.path !== undefined && { path: flags.path }),
+			...(flags.symbol !== undefined && { symbol: flags.symbol }),
+			...(flags.ttl !== undefined && { ttl_seconds: flags.ttl }),
+			...(flags.rationale !== undefined && { rationale: flags.rationale }),
+		},
+		ctx,
+	)) as { claim: ClaimRecord };
+	return print(flags, out, [line(out.claim)]);
+});
+
+export const release = command(async (rt, ctx, flags) => {
+	const out = (await call(
+		rt,
+		"resource.release",
+		{
+			claim_id: need(flags, "claim"),
+			...(flags.agent !== undefined && { agent_id: flags.agent }),
+			...(flags.force === true && { force: true }),
+			...(flags.reason !== undefined && { reason: flags.reason }),
+		},
+		ctx,
+	)) as { claim: ClaimRecord };
+	return print(flags, out, [line(out.claim)]);
+});
+
+export const revoke = command(async (rt, _ctx, flags) => {
+	const revoked = await revokeClaim(rt, need(flags, "claim"), need(flags, "reason"));
+	return print(flags, { claim: revoked }, [line(revoked)]);
+});
+
+export const expire = command(async (rt, _ctx, flags) => {
+	const at = flags.at as string | undefined;
+	if (at !== undefined && Number.isNaN(Date.parse(at)))
+		throw new UsageError(`--at must be a timestamp like 2026-11-29T20:00:00Z (was '${at}')`);
+	const expired = await expireDueClaims(rt.store, at === undefined ? undefined : new Date(at).toISOString());
+	return print(flags, { claims: expired }, expired.map(line));
+});
+
+export const reconcile = command(async (rt, ctx, flags) => {
+	const out = (await call(
+		rt,
+		"resource.claim_status",
+		{
+			reconcile: true,
+			status: "suspended",
+			...(flags.agent !== undefined && { agent_id: flags.agent }),
+			limit: 1000,
+		},
+		ctx,
+	)) as { claims: ClaimRecord[]; suspended: string[] };
+	const now = new Set(out.suspended);
+	const justSuspended = out.claims.filter((c) => now.has(c.id));
+	return print(flags, { suspended: justSuspended }, justSuspended.map(line));
+});

@@ -1,0 +1,502 @@
+// resource.claim, .claim_status, .get, .release, .search, .renew, and the operator's revoke and
+// expiry sweep. A claim is a lease on a resource; the conflict check and the insert happen in one
+// write transaction, so of several agents racing for the same resource exactly one wins.
+import { statSync } from "node:fs";
+import type { Env } from "../dispatch.ts";
+import {
+	canMove,
+	canonicalId,
+	isPathType,
+	modesConflict,
+	overlaps,
+	parseCanonicalId,
+	type Scope,
+} from "../domain/claims.ts";
+import { nowIso } from "../domain/ids.ts";
+import type { ClaimStatus, ClaimType } from "../domain/statuses.ts";
+import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
+import type { ClaimRecord, ResourceRecord } from "../registry/records.ts";
+import { RepoGuard } from "../repo/guard.ts";
+import { contentHash } from "../repo/hash.ts";
+import { listSymbols } from "../repo/symbols/index.ts";
+import { languageOf } from "../repo/symbols/languages.ts";
+import type { Runtime } from "../runtime.ts";
+import type { Store, Tx } from "../store/index.ts";
+import {
+	checkRevision,
+	cursorKey,
+	newRecordId,
+	page,
+	requireEnabledAgent,
+	requireRun,
+	requireTask,
+} from "./common.ts";
+
+const later = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();
+
+async function requireClaim(tx: Tx, id: string, now: string): Promise<ClaimRecord> {
+	const claim = await tx.claims.get(id, now);
+	if (!claim) throw notFound(`claim ${id} not found`, { claim_id: id });
+	return claim;
+}
+
+function mustMove(claim: ClaimRecord, to: ClaimStatus): void {
+	if (!canMove(claim.status, to)) {
+		throw failedPrecondition(`claim ${claim.id} is ${claim.status}, so it cannot become ${to}`, {
+			claim_id: claim.id,
+			status: claim.status,
+		});
+	}
+}
+
+/** What a claim argument set points at, checked against the repository. */
+async function scopeOf(
+	guard: RepoGuard,
+	a: Args<"resource.claim">,
+): Promise<Scope & { language: string | null }> {
+	const type = a.resource_type;
+	if (!isPathType(type)) {
+		for (const field of ["path", "symbol", "start_line", "end_line"] as const) {
+			if (a[field] !== undefined)
+				throw invalidArgument(`${field} applies to file, directory and symbol claims only`, { field });
+		}
+		return {
+			resource_id: a.resource_id,
+			resource_type: type,
+			path: null,
+			symbol: null,
+			start_line: null,
+			end_line: null,
+			language: null,
+		};
+	}
+	const named = parseCanonicalId(a.resource_id);
+	if (named && named.type !== type) {
+		throw invalidArgument(`resource_id names a ${named.type} but resource_type is ${type}`, {
+			field: "resource_id",
+		});
+	}
+	const given = a.path ?? named?.path;
+	if (given === undefined) {
+		throw invalidArgument(`a ${type} claim needs path (or a resource_id like ${type}:<path>)`, {
+			field: "path",
+		});
+	}
+	const path = type === "directory" && (given === "" || given === ".") ? "" : guard.relative(given);
+	if (type !== "directory" && (path === "" || isDirectory(guard, path))) {
+		throw invalidArgument(`${given === "" ? "." : given} is a directory: claim it as directory:${path}`, {
+			field: "path",
+			did_you_mean: `directory:${path}`,
+		});
+	}
+	const symbol = type === "symbol" ? (a.symbol ?? named?.symbol ?? null) : null;
+	if (type === "symbol" && symbol === null) {
+		throw invalidArgument("a symbol claim needs symbol (or a resource_id like symbol:<path>#<name>)", {
+			field: "symbol",
+		});
+	}
+	if (type !== "symbol" && a.symbol !== undefined)
+		throw invalidArgument("symbol applies to symbol claims only", { field: "symbol" });
+	const id = canonicalId(type, path, symbol);
+	if (a.resource_id !== id) {
+		throw invalidArgument(`resource_id for this ${type} must be '${id}'`, {
+			field: "resource_id",
+			did_you_mean: id,
+		});
+	}
+	let lines = { start_line: null as number | null, end_line: null as number | null };
+	if (type === "symbol") lines = await symbolLines(guard, path, symbol as string, a);
+	else if (a.start_line !== undefined || a.end_line !== undefined) {
+		throw invalidArgument("start_line and end_line apply to symbol claims only", { field: "start_line" });
+	}
+	return {
+		resource_id: id,
+		resource_type: type,
+		path,
+		symbol,
+		...lines,
+		language: type === "directory" ? null : (languageOf(path) ?? null),
+	};
+}
+
+function isDirectory(guard: RepoGuard, path: string): boolean {
+	try {
+		return statSync(guard.resolve(path).abs).isDirectory();
+	} catch {
+		return false; // not there yet: a file about to be created
+	}
+}
+
+/** A symbol's lines: as given, or as repo.symbols finds them. */
+async function symbolLines(guard: RepoGuard, path: string, symbol: string, a: Args<"resource.claim">) {
+	if ((a.start_line === undefined) !== (a.end_line === undefined)) {
+		throw invalidArgument("give both start_line and end_line, or neither", {
+			field: a.start_line === undefined ? "start_line" : "end_line",
+		});
+	}
+	if (a.start_line !== undefined && a.end_line !== undefined) {
+		if (a.end_line < a.start_line)
+			throw invalidArgument("end_line comes before start_line", { field: "end_line" });
+		return { start_line: a.start_line, end_line: a.end_line };
+	}
+	const found = await listSymbols(guard, {
+		path,
+		language: undefined,
+		kind: undefined,
+		name: symbol,
+		limit: 20000,
+		signal: new AbortController().signal,
+	});
+	const hit = found.symbols.find((s) => s.name === symbol);
+	if (!hit) {
+		throw notFound(`symbol ${symbol} not found in ${path}; give start_line and end_line to claim it anyway`, {
+			path,
+			symbol,
+		});
+	}
+	return { start_line: hit.start_line, end_line: hit.end_line };
+}
+
+/** Throws `conflict` naming the holder when another agent's live claim overlaps in a conflicting mode. */
+function refuseConflicts(near: ClaimRecord[], agent: string, mode: ClaimType, scope: Scope): void {
+	const holder = near.find(
+		(c) => c.agent_id !== agent && modesConflict(mode, c.claim_type) && overlaps(scope, c),
+	);
+	if (!holder) return;
+	throw conflict(
+		`claim conflict: ${holder.claim_type} claim ${holder.id} of ${holder.agent_id} already holds overlapping ${holder.resource_type} ${holder.resource_id}`,
+		{
+			claim_id: holder.id,
+			agent_id: holder.agent_id,
+			claim_type: holder.claim_type,
+			resource_id: holder.resource_id,
+			expires_at: holder.expires_at,
+		},
+	);
+}
+
+type PreparedClaim = Scope & { language: string | null; base_hash: string };
+
+export async function prepareClaim(a: Args<"resource.claim">, env: Env): Promise<PreparedClaim> {
+	const guard = new RepoGuard(env.rt.root);
+	const scope = await scopeOf(guard, a);
+	return { ...scope, base_hash: a.base_hash ?? (await contentHash(guard, scope)) };
+}
+
+export async function claim(tx: Tx, a: Args<"resource.claim">, env: Env, s: PreparedClaim) {
+	const { now } = env;
+	await requireEnabledAgent(tx, a.agent_id, "agent_id");
+	await requireTask(tx, a.task_id);
+	if (a.run_id !== undefined) await requireRun(tx, a.run_id);
+
+	const near = await tx.claims.liveNear(s, now);
+	// The same agent, task, resource and mode: the claim it already holds.
+	const held = near.find(
+		(c) =>
+			c.agent_id === a.agent_id &&
+			c.task_id === a.task_id &&
+			c.resource_id === s.resource_id &&
+			c.claim_type === a.claim_type,
+	);
+	if (held)
+		return {
+			claim: held,
+			resource: (await tx.resources.get(held.resource_id)) as ResourceRecord,
+			duplicate: true,
+		};
+	refuseConflicts(near, a.agent_id, a.claim_type, s);
+	const id = await newRecordId("claim", { field: "claim_id", value: a.claim_id, label: "claim" }, (c) =>
+		tx.claims.get(c, now),
+	);
+	const resource = await tx.resources.upsert(
+		{
+			id: s.resource_id,
+			type: s.resource_type,
+			path: s.path,
+			symbol: s.symbol,
+			language: s.language,
+			start_line: s.start_line,
+			end_line: s.end_line,
+			current_hash: s.base_hash,
+		},
+		now,
+	);
+	const created = await tx.claims.insert(
+		{
+			id,
+			resource_id: s.resource_id,
+			resource_type: s.resource_type,
+			path: s.path,
+			symbol: s.symbol,
+			start_line: s.start_line,
+			end_line: s.end_line,
+			agent_id: a.agent_id,
+			task_id: a.task_id,
+			run_id: a.run_id ?? null,
+			claim_type: a.claim_type,
+			base_hash: s.base_hash,
+			expires_at: later(now, a.ttl_seconds ?? env.rt.config.claims.default_ttl_seconds),
+			renewable: a.renewable ?? true,
+			resume_policy: a.resume_policy ?? "hold",
+			rationale: a.rationale ?? null,
+		},
+		now,
+	);
+	await tx.events.append(
+		{
+			type: "claim.created",
+			actor_id: a.agent_id,
+			run_id: created.run_id,
+			task_id: created.task_id,
+			payload: {
+				claim_id: created.id,
+				resource_id: created.resource_id,
+				resource_type: created.resource_type,
+				claim_type: created.claim_type,
+				path: created.path,
+				symbol: created.symbol,
+				start_line: created.start_line,
+				end_line: created.end_line,
+				expires_at: created.expires_at,
+			},
+		},
+		now,
+	);
+	return { claim: created, resource, duplicate: false };
+}
+
+interface Stale {
+	claim_id: string;
+	resource_id: string;
+	base_hash: string;
+	current_hash: string;
+}
+
+/** With reconcile: the live write/exclusive claims whose resource changed (hashed outside any transaction). */
+export async function prepareStatus(a: Args<"resource.claim_status">, env: Env): Promise<Stale[]> {
+	if (!a.reconcile) return [];
+	const candidates = await env.rt.store.withTransaction("read", (tx) =>
+		tx.claims.reconcilable(
+			{ resource_id: a.resource_id, agent_id: a.agent_id, task_id: a.task_id },
+			nowIso(),
+		),
+	);
+	const guard = new RepoGuard(env.rt.root);
+	const hashes = new Map<string, Promise<string>>();
+	const stale: Stale[] = [];
+	for (const c of candidates) {
+		if (env.ctx.signal.aborted) throw new ToolError("cancelled", "resource.claim_status was cancelled");
+		let current = hashes.get(c.resource_id);
+		if (!current) {
+			current = contentHash(guard, c);
+			hashes.set(c.resource_id, current);
+		}
+		const hash = await current;
+		if (hash !== "" && hash !== c.base_hash) {
+			stale.push({ claim_id: c.id, resource_id: c.resource_id, base_hash: c.base_hash, current_hash: hash });
+		}
+	}
+	return stale;
+}
+
+export async function claimStatus(tx: Tx, a: Args<"resource.claim_status">, env: Env, stale: Stale[]) {
+	const { now } = env;
+	const suspended: string[] = [];
+	for (const s of stale) {
+		const c = await tx.claims.get(s.claim_id, now);
+		// Only if nothing moved it meanwhile (released, renewed onto a new base, …).
+		if (c?.status !== "active" || c.base_hash !== s.base_hash) continue;
+		const reason = `stale base hash: claimed ${s.base_hash} current ${s.current_hash}`;
+		await tx.claims.setStatus(c.id, "suspended", reason, now);
+		await tx.resources.setHash(s.resource_id, s.current_hash, now);
+		await tx.events.append(
+			{
+				type: "claim.suspended",
+				actor_id: "system",
+				run_id: c.run_id,
+				task_id: c.task_id,
+				payload: {
+					claim_id: c.id,
+					resource_id: c.resource_id,
+					agent_id: c.agent_id,
+					reason,
+					base_hash: s.base_hash,
+					current_hash: s.current_hash,
+				},
+			},
+			now,
+		);
+		suspended.push(c.id);
+	}
+	const limit = a.limit ?? 200;
+	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["string", "string"]);
+	const rows = await tx.claims.list(
+		{ resource_id: a.resource_id, agent_id: a.agent_id, task_id: a.task_id, status: a.status },
+		key && { created_at: key[0] as string, id: key[1] as string },
+		limit + 1,
+		now,
+	);
+	const { rows: claims, next } = page(rows, limit, (c) => [c.created_at, c.id]);
+	return { claims, next_cursor: next, suspended };
+}
+
+export async function get(tx: Tx, a: Args<"resource.get">, env: Env) {
+	const resource = await tx.resources.get(a.resource_id);
+	if (!resource) throw notFound(`resource ${a.resource_id} not found`, { resource_id: a.resource_id });
+	const live = [
+		...(await tx.claims.list({ resource_id: resource.id, status: "active" }, undefined, 1000, env.now)),
+		...(await tx.claims.list({ resource_id: resource.id, status: "suspended" }, undefined, 1000, env.now)),
+	];
+	return { resource, claims: live };
+}
+
+export async function release(tx: Tx, a: Args<"resource.release">, env: Env) {
+	const c = await requireClaim(tx, a.claim_id, env.now);
+	checkRevision(c, a.expected_revision);
+	if (a.force) {
+		if (env.ctx.principal.kind !== "operator") {
+			throw new ToolError("permission_denied", "only the operator may force a release");
+		}
+		if (a.reason === undefined) throw invalidArgument("a forced release needs a reason", { field: "reason" });
+	} else {
+		if (a.agent_id === undefined) {
+			throw invalidArgument(
+				"agent_id is required: only a claim's holder releases it (or the operator, with force and a reason)",
+				{
+					field: "agent_id",
+				},
+			);
+		}
+		if (a.agent_id !== c.agent_id) {
+			throw new ToolError("permission_denied", `only its holder ${c.agent_id} releases claim ${c.id}`, {
+				claim_id: c.id,
+				agent_id: c.agent_id,
+			});
+		}
+	}
+	mustMove(c, "released");
+	const released = await tx.claims.setStatus(c.id, "released", a.reason ?? null, env.now);
+	await tx.events.append(
+		{
+			type: "claim.released",
+			actor_id: a.force ? "operator" : c.agent_id,
+			run_id: c.run_id,
+			task_id: c.task_id,
+			payload: {
+				claim_id: c.id,
+				resource_id: c.resource_id,
+				agent_id: c.agent_id,
+				reason: a.reason ?? null,
+				forced: a.force ?? false,
+			},
+		},
+		env.now,
+	);
+	return { claim: released };
+}
+
+export async function search(tx: Tx, a: Args<"resource.search">) {
+	const limit = a.limit ?? 200;
+	const after = a.cursor === undefined ? undefined : (cursorKey(a.cursor, ["string"])[0] as string);
+	const rows = await tx.resources.search({ query: a.query, type: a.resource_type, after, limit: limit + 1 });
+	const { rows: resources, next } = page(rows, limit, (r) => [r.id]);
+	return { resources, next_cursor: next };
+}
+
+/** With rebase: the claim's resource hashed now, outside any transaction. */
+export async function prepareRenew(a: Args<"resource.renew">, env: Env): Promise<string | undefined> {
+	if (!a.rebase) return undefined;
+	const c = await env.rt.store.withTransaction("read", (tx) => tx.claims.get(a.claim_id, nowIso()));
+	return c && contentHash(new RepoGuard(env.rt.root), c);
+}
+
+export async function renew(tx: Tx, a: Args<"resource.renew">, env: Env, rebasedHash: string | undefined) {
+	const c = await requireClaim(tx, a.claim_id, env.now);
+	checkRevision(c, a.expected_revision);
+	if (a.agent_id !== c.agent_id) {
+		throw new ToolError("permission_denied", `only its holder ${c.agent_id} renews claim ${c.id}`, {
+			claim_id: c.id,
+			agent_id: c.agent_id,
+		});
+	}
+	if (!c.renewable) throw failedPrecondition(`claim ${c.id} is not renewable`, { claim_id: c.id });
+	if (c.status === "suspended" && !a.rebase) {
+		throw failedPrecondition(
+			`claim ${c.id} is suspended because ${c.resource_id} changed since it was taken; review the change, then renew with rebase: true`,
+			{ claim_id: c.id, status: c.status },
+		);
+	}
+	if (c.status !== "active") {
+		mustMove(c, "active");
+		// A suspended claim blocked nobody; coming back, it must not overlap what others took meanwhile.
+		refuseConflicts(await tx.claims.liveNear(c, env.now), c.agent_id, c.claim_type, c);
+	}
+	const expires = later(env.now, a.ttl_seconds ?? env.rt.config.claims.default_ttl_seconds);
+	const renewed = await tx.claims.renew(c.id, expires, rebasedHash, env.now);
+	if (rebasedHash !== undefined) await tx.resources.setHash(c.resource_id, rebasedHash, env.now);
+	await tx.events.append(
+		{
+			type: "claim.renewed",
+			actor_id: c.agent_id,
+			run_id: c.run_id,
+			task_id: c.task_id,
+			payload: {
+				claim_id: c.id,
+				resource_id: c.resource_id,
+				expires_at: expires,
+				rebased: rebasedHash !== undefined,
+				was: c.status,
+			},
+		},
+		env.now,
+	);
+	return { claim: renewed };
+}
+
+/** Operator action (CLI): revoke any live claim, with a reason the event records. */
+export function revokeClaim(rt: Runtime, claimId: string, reason: string): Promise<ClaimRecord> {
+	return rt.store.withTransaction("write", async (tx) => {
+		const now = nowIso();
+		const c = await requireClaim(tx, claimId, now);
+		mustMove(c, "revoked");
+		const revoked = await tx.claims.setStatus(c.id, "revoked", reason, now);
+		await tx.events.append(
+			{
+				type: "claim.revoked",
+				actor_id: "operator",
+				run_id: c.run_id,
+				task_id: c.task_id,
+				payload: { claim_id: c.id, resource_id: c.resource_id, agent_id: c.agent_id, reason },
+			},
+			now,
+		);
+		return revoked;
+	});
+}
+
+/** Records leases that ran out as `expired`, with events (the Chair runs this; so does `claims expire`). */
+export function expireDueClaims(store: Store, at = nowIso()): Promise<ClaimRecord[]> {
+	return store.withTransaction("write", async (tx) => {
+		const expired: ClaimRecord[] = [];
+		for (const c of await tx.claims.due(at)) {
+			expired.push(await tx.claims.setStatus(c.id, "expired", "ttl elapsed", at));
+			await tx.events.append(
+				{
+					type: "claim.expired",
+					actor_id: "system",
+					run_id: c.run_id,
+					task_id: c.task_id,
+					payload: {
+						claim_id: c.id,
+						resource_id: c.resource_id,
+						agent_id: c.agent_id,
+						expires_at: c.expires_at,
+					},
+				},
+				at,
+			);
+		}
+		return expired;
+	});
+}

@@ -10,12 +10,14 @@ import { familyArea, findTool, TOOLS, type Tool, type ToolName } from "./registr
 import { validateArgs } from "./registry/validate.ts";
 import type { Runtime } from "./runtime.ts";
 import type { Tx } from "./store/index.ts";
+import * as governance from "./tools/governance.ts";
 import * as memory from "./tools/memory.ts";
 import * as proposals from "./tools/proposals.ts";
 import * as repo from "./tools/repo.ts";
 import * as resources from "./tools/resources.ts";
 import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
+import * as validate from "./tools/validate.ts";
 
 /** What a handler gets besides its arguments. `now` is read once, after the transaction began. */
 export interface Env {
@@ -94,26 +96,38 @@ export function route(name: ToolName): Handler {
 		case "resource.renew":
 			return prepared(resources.prepareRenew, resources.renew);
 
+		case "proposal.create":
+			return prepared(proposals.prepareCreate, proposals.create);
+		case "proposal.attach_patch":
+			return prepared(proposals.prepareAttach, proposals.attachPatch);
+		case "proposal.get":
+			return direct(proposals.get);
+		case "proposal.list":
+			return inTx(proposals.list);
+		case "proposal.request_review":
+			return prepared(proposals.prepareReview, proposals.requestReview);
+		case "proposal.withdraw":
+			return inTx(proposals.withdraw);
+		case "vote.cast":
+			return inTx(proposals.castVote);
+		case "vote.list":
+			return inTx(proposals.listVotes);
 		case "decision.record":
 			return inTx(proposals.recordDecision);
-		case "proposal.create":
-		case "proposal.attach_patch":
-		case "proposal.get":
-		case "proposal.list":
-		case "proposal.request_review":
-		case "proposal.withdraw":
-		case "vote.cast":
-		case "vote.list":
 		case "patch.validate":
-		case "patch.apply":
+			return direct(validate.validate);
 		case "patch.reject":
+			return inTx(proposals.reject);
+		case "patch.apply":
 		case "patch.rollback":
 			return later;
 
 		case "human.request_approval":
+			return inTx(governance.requestApproval);
 		case "human.approval_status":
+			return inTx(governance.approvalStatus);
 		case "security.review":
-			return later;
+			return prepared(governance.prepareReview, governance.review);
 
 		case "test.suggest":
 		case "test.run":

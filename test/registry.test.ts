@@ -73,6 +73,19 @@ const BUILT = [
 	"resource.release",
 	"resource.search",
 	"resource.renew",
+	"proposal.create",
+	"proposal.attach_patch",
+	"proposal.get",
+	"proposal.list",
+	"proposal.request_review",
+	"proposal.withdraw",
+	"vote.cast",
+	"vote.list",
+	"patch.validate",
+	"patch.reject",
+	"human.request_approval",
+	"human.approval_status",
+	"security.review",
 ];
 
 const names = TOOLS.map((t) => t.name as string);

@@ -357,17 +357,17 @@ describe("tools", () => {
 		const p = await makeProject();
 		await seedTask(p);
 		const before = await events(p);
-		const err = await p.fail("vote.cast", {
+		const err = await p.fail("test.evidence.submit", {
 			proposal_id: "P-1",
-			agent_id: "reviewer-1",
-			vote: "approve",
-			reason_md: "looks right",
+			command: "npm test",
+			outcome: "passed",
+			summary_md: "all green",
 			idempotency_key: "claim-1",
 		});
 		expect(err.code).toBe("unimplemented");
-		expect(err.message).toContain("vote.cast");
+		expect(err.message).toContain("test.evidence.submit");
 		expect(err.message).toContain("not implemented");
-		expect(err.details).toEqual({ tool: "vote.cast", family: "proposals" });
+		expect(err.details).toEqual({ tool: "test.evidence.submit", family: "tests" });
 
 		const turn = await p.fail("agent.turn_request", {
 			run_id: "RUN-1",
@@ -377,12 +377,8 @@ describe("tools", () => {
 		expect(turn.code).toBe("unimplemented");
 		expect(turn.details).toMatchObject({ tool: "agent.turn_request" });
 
-		const reject = await p.fail("patch.reject", {
-			proposal_id: "P-1",
-			reason_md: "no",
-			expected_revision: 3,
-		});
-		expect(reject.code).toBe("unimplemented");
+		const rollback = await p.fail("patch.rollback", { transaction_id: "TX-1", expected_revision: 3 });
+		expect(rollback.code).toBe("unimplemented");
 
 		expect(await events(p)).toEqual(before);
 		// The key was not consumed either.
@@ -393,12 +389,12 @@ describe("tools", () => {
 
 	test("an unbuilt tool still validates its arguments first", async () => {
 		const p = await makeProject();
-		const err = await p.fail("proposal.create", { task_id: "T-1" });
+		const err = await p.fail("test.run", { proposal_id: "P-1" });
 		expect(err.code).toBe("invalid_argument");
 		expect(err.message).toStartWith("missing required argument '");
-		const unknown = await p.fail("vote.list", { proposal_id: "P-1", proposalid: "x" });
+		const unknown = await p.fail("test.get_result", { test_run_id: "TR-1", testrunid: "x" });
 		expect(unknown.code).toBe("invalid_argument");
-		expect(unknown.details).toEqual({ field: "proposalid", did_you_mean: "proposal_id" });
+		expect(unknown.details).toEqual({ field: "testrunid", did_you_mean: "test_run_id" });
 	});
 
 	test("every unbuilt tool answers unimplemented, never internal", async () => {

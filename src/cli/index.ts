@@ -122,6 +122,7 @@ const COMMANDS: Command[] = [
 		load: () => import("./table.ts").then((m) => m.watch),
 	},
 	...claimsCommands(),
+	...approvalsCommands(),
 	{
 		name: "symbols",
 		usage: "roundtable symbols --path P [--json]",
@@ -138,6 +139,44 @@ const COMMANDS: Command[] = [
 		load: () => import("./symbols.ts").then((m) => m.symbols),
 	},
 ];
+
+function approvalsCommands(): Command[] {
+	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
+	const load = (name: keyof typeof import("./approvals.ts")) => () =>
+		import("./approvals.ts").then((m) => m[name] as CommandRun);
+	const decision = {
+		approval: { kind: "string", value: "ID", help: "the request (H-…)" },
+		decision: { kind: "string", value: "TEXT", help: "your reasoning" },
+		json,
+	} satisfies Record<string, FlagSpec>;
+	return [
+		{
+			name: "approvals list",
+			usage: "roundtable approvals list [--status requested|approved|rejected] [--proposal ID] [--json]",
+			summary: "List human approvals, one `<id> <status> <proposal> r<revision> <subject>` line each.",
+			flags: {
+				status: { kind: "string", value: "S", help: "only this status" },
+				proposal: { kind: "string", value: "ID", help: "only this proposal's" },
+				json,
+			},
+			load: load("list"),
+		},
+		{
+			name: "approvals approve",
+			usage: "roundtable approvals approve --approval ID [--decision TEXT] [--override-policy]",
+			summary: "Approve a request as the operator. --override-policy also overrides a security veto.",
+			flags: { ...decision, "override-policy": { kind: "boolean", help: "also override a security veto" } },
+			load: load("approve"),
+		},
+		{
+			name: "approvals reject",
+			usage: "roundtable approvals reject --approval ID [--decision TEXT]",
+			summary: "Reject a request as the operator; a rejection revokes an earlier approval.",
+			flags: decision,
+			load: load("reject"),
+		},
+	];
+}
 
 function claimsCommands(): Command[] {
 	const json: FlagSpec = { kind: "boolean", help: "print JSON" };

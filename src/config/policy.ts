@@ -1,14 +1,18 @@
 // The default policy, written by `init` into POLICIES.ROUNDTABLE.md as fenced yaml blocks. The
-// policy engine (its own issue) merges those blocks over these values.
+// policy engine (src/policy/) merges a project's blocks over these same values, so the file `init`
+// writes and the engine's defaults cannot drift apart.
 import { stringify } from "yaml";
+import type { PolicyOverrides } from "../policy/types.ts";
 
 export const DEFAULT_POLICY = {
 	consensus: {
+		// Tests are required where a change is risky to get wrong (dependencies, migrations), not for
+		// every proposal: plenty of proposals (docs, prose) have nothing to run.
 		default: {
 			approvals_required: 2,
 			blockers_allowed: 0,
 			required_roles: [] as string[],
-			tests_required: true,
+			tests_required: false,
 		},
 		architecture: {
 			approvals_required: 2,
@@ -23,6 +27,7 @@ export const DEFAULT_POLICY = {
 		dependency_change: {
 			required_roles: ["Security", "Tester"],
 			human_approval_required: true,
+			tests_required: true,
 		},
 		destructive_command: {
 			human_approval_required: true,
@@ -32,6 +37,7 @@ export const DEFAULT_POLICY = {
 			required_roles: ["Architect", "Security", "Tester"],
 			human_approval_required: true,
 			rollback_plan_required: true,
+			tests_required: true,
 		},
 	},
 	risk: {
@@ -73,7 +79,8 @@ export const DEFAULT_POLICY = {
 			"pip install",
 		],
 	},
-};
+	architecture: { min_files: 10, min_top_level_dirs: 3 },
+} satisfies PolicyOverrides;
 
 const block = (value: object) => ["```yaml", stringify(value).trimEnd(), "```"].join("\n");
 
@@ -91,18 +98,35 @@ which roles must take part, and which gates apply. \`default\` applies to every 
 others are added when a proposal's risk or touched paths call for them. An author's own vote never
 counts toward its quorum, and a human approval satisfies the human gate only.
 
+A profile written here changes only the fields it sets; lists replace lists. Profiles apply when:
+\`architecture\`, the change is large (see below); \`security\`, the risk is high or critical or a
+high-risk path is touched; \`dependency_change\`, a manifest or lockfile is touched;
+\`migration\`, a file under a \`migrations/\` directory is touched; \`destructive_command\`, an
+added line runs a dangerous command. When several apply, the strictest setting wins: the most
+approvals, the fewest blockers, every required role, every gate.
+
 ${block({ consensus: DEFAULT_POLICY.consensus })}
+
+## Architecture
+
+A change is architectural when it touches at least \`min_files\` files, or files in at least
+\`min_top_level_dirs\` top-level directories.
+
+${block({ architecture: DEFAULT_POLICY.architecture })}
 
 ## Risk
 
 Paths (picomatch globs) whose changes make a proposal high-risk: they bring the security profile,
-a security review and a human approval.
+a security review and a human approval. A pattern without a \`/\` matches the file name at any
+depth, as in \`.gitignore\` (\`Dockerfile\` matches \`services/api/Dockerfile\`).
 
 ${block({ risk: DEFAULT_POLICY.risk })}
 
 ## Commands
 
-Command prefixes that a security review flags when a patch adds them.
+Commands that bring the destructive_command profile when an added line runs one. They match whole
+words (\`rm\` matches \`rm -rf build\`, not \`form\`), and the words of a multi-word command may be
+separated by any whitespace.
 
 ${block({ commands: DEFAULT_POLICY.commands })}
 
@@ -110,7 +134,8 @@ ${block({ commands: DEFAULT_POLICY.commands })}
 
 A security reviewer vetoes a change that leaks secrets (logging tokens, keys or passwords),
 weakens authentication, or runs destructive commands. Only a human approval with
-\`override_policy\` can overrule a veto.
+\`override_policy\` can overrule a security review's veto, or a vote's veto where a detected
+profile sets \`security_veto_blocks\`; elsewhere a vote's veto blocks until the vote changes.
 
 ## Claims
 

@@ -21,6 +21,17 @@ export const PROPOSAL_STATUSES = [
 export const CLAIM_STATUSES = ["active", "released", "revoked", "expired", "suspended"] as const;
 export const CLAIM_TYPES = ["read", "write", "review", "exclusive"] as const;
 export const APPROVAL_STATUSES = ["requested", "approved", "rejected"] as const;
+export const VOTES = ["approve", "approve_with_notes", "revise", "reject", "veto", "abstain"] as const;
+export const REVIEW_STATUSES = ["approved", "needs_changes", "veto"] as const;
+export const TEST_RUN_STATUSES = [
+	"running",
+	"passed",
+	"failed",
+	"timed_out",
+	"cancelled",
+	"interrupted",
+	"reported",
+] as const;
 export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as const;
 export const MEMORY_STATUSES = ["active", "stale"] as const;
 
@@ -31,6 +42,11 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 export type ClaimType = (typeof CLAIM_TYPES)[number];
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export type Vote = (typeof VOTES)[number];
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+export type TestRunStatus = (typeof TEST_RUN_STATUSES)[number];
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 export type Risk = (typeof RISKS)[number];
 

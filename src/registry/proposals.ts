@@ -1,10 +1,35 @@
 import { type } from "arktype";
-import { callerId, nonBlank } from "../domain/scalars.ts";
-import { decisionRecord, pendingRecord } from "./records.ts";
+import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
+import { PROPOSAL_STATUSES, RISKS, VOTES } from "../domain/statuses.ts";
+import { decisionRecord, patchRevisionRecord, pendingRecord, proposalRecord, voteRecord } from "./records.ts";
 import { tool } from "./types.ts";
 
 const proposalId = type({ proposal_id: callerId });
-const proposalOutput = type({ proposal: pendingRecord, proposal_resources: pendingRecord.array() });
+const proposalOutput = type({ proposal: proposalRecord, proposal_resources: "string[]" });
+const gate = type({ gate: "string", ok: "boolean", reason: "string" });
+
+/** What the policy engine says of a proposal (src/policy/types.ts Evaluation). */
+export const evaluationRecord = type({
+	profiles: "string[]",
+	high_risk_paths: "string[]",
+	dangerous_commands: "string[]",
+	approvals: "number.integer >= 0",
+	approvals_required: "number.integer >= 0",
+	blockers: "number.integer >= 0",
+	blockers_allowed: "number.integer >= 0",
+	vetoes: "number.integer >= 0",
+	approval_votes: "string[]",
+	blocking_votes: "string[]",
+	required_roles: "string[]",
+	missing_roles: "string[]",
+	tests_required: "boolean",
+	rollback_plan_required: "boolean",
+	human_approval_required: "boolean",
+	security_review_required: "boolean",
+	gates: gate.array(),
+	approvable: "boolean",
+	summary: "string",
+});
 
 export const proposalTools = [
 	tool({
@@ -12,18 +37,32 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Propose a patch",
 		description:
-			"Submit a change as a patch proposal for a task. Every affected resource must be claimed by you first.",
+			"Submit a change to a task as a patch proposal (status `pending`). The patch is a unified diff (git-style or plain); it is stored by its sha256 as patch revision 1. Every file it touches becomes an affected resource unless an explicit file, symbol or directory resource covers it, and your live write or exclusive claims must cover every affected resource.",
 		args: type({
 			task_id: callerId,
 			agent_id: callerId,
 			title: nonBlank,
 			summary_md: nonBlank,
 			affected_resources: nonBlank.array(),
-			risk: nonBlank,
+			risk: type.enumerated(...RISKS),
 			patch: nonBlank,
 			"expected_tests?": nonBlank.array(),
 			"rollback_notes?": nonBlank,
+			"proposal_id?": callerId,
+			"run_id?": callerId,
 		}),
+		argDocs: {
+			agent_id: "The author: the agent whose claims cover the change.",
+			affected_resources:
+				"Resource ids (`file:…`, `directory:…`, `symbol:…#…`); touched files not covered are added.",
+			risk: "low, normal, high or critical.",
+			patch: "A unified diff (`git diff` or `diff -u` output).",
+			expected_tests: "Test commands that should pass on this change.",
+			rollback_notes: "How to undo the change; required by policies with rollback_plan_required.",
+			proposal_id:
+				"Choose the id yourself; by default one is minted (P-…). An id in use is `already_exists`.",
+			run_id: "The run this proposal belongs to.",
+		},
 		output: proposalOutput,
 		mutates: true,
 	}),
@@ -32,8 +71,18 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Attach a new patch revision",
 		description:
-			"Replace a proposal's patch with a new revision; evidence about older revisions stops counting.",
-		args: type({ proposal_id: callerId, patch: nonBlank }),
+			"Replace a proposal's patch with a new revision (its author only). The proposal goes back to `pending`, and votes, reviews, approvals and test results about older revisions stop counting.",
+		args: type({
+			proposal_id: callerId,
+			agent_id: callerId,
+			patch: nonBlank,
+			"affected_resources?": nonBlank.array(),
+		}),
+		argDocs: {
+			agent_id: "The proposal's author.",
+			affected_resources:
+				"A new list of affected resources (default: the current list); touched files not covered are added.",
+		},
 		output: proposalOutput,
 		mutates: true,
 		updates: true,
@@ -43,27 +92,50 @@ export const proposalTools = [
 		name: "proposal.get",
 		family: "proposals",
 		title: "Get a proposal",
-		description: "Fetch one proposal and its affected resources.",
+		description:
+			"Fetch one proposal, its affected resources and its patch revisions (with the current patch text).",
 		args: proposalId,
-		output: proposalOutput,
+		output: type({
+			proposal: proposalRecord,
+			proposal_resources: "string[]",
+			revisions: patchRevisionRecord.array(),
+			patch: "string | null",
+		}),
 		mutates: false,
 	}),
 	tool({
 		name: "proposal.list",
 		family: "proposals",
 		title: "List proposals",
-		description: "List proposals, filtered by task or status.",
-		args: type({ "task_id?": callerId, "status?": nonBlank }),
-		output: type({ proposals: pendingRecord.array() }),
+		description:
+			"List proposals, oldest first, filtered by task, status, author or run. Pages with `limit` and `cursor`.",
+		args: type({
+			"task_id?": callerId,
+			"status?": type.enumerated(...PROPOSAL_STATUSES),
+			"agent_id?": callerId,
+			"run_id?": callerId,
+			"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
+			"cursor?": nonBlank,
+		}),
+		output: type({ proposals: proposalRecord.array(), next_cursor: "string | null" }),
 		mutates: false,
 	}),
 	tool({
 		name: "proposal.request_review",
 		family: "proposals",
 		title: "Request review",
-		description: "Move a proposal into review and name the roles and agents that should review it.",
+		description:
+			"Move a pending proposal into review and name the roles that should review it (Reviewer, plus what the policy's detected profiles and risk require) and the enabled agents of those roles (never the author).",
 		args: proposalId,
-		output: pendingRecord,
+		output: type({
+			proposal: proposalRecord,
+			proposal_resources: "string[]",
+			review_roles: "string[]",
+			reviewers: type({ role: "string", agent_id: "string | null", adapter: "string | null" }).array(),
+			policy: evaluationRecord,
+			human_approval_required: "boolean",
+			security_review_required: "boolean",
+		}),
 		mutates: true,
 		updates: true,
 	}),
@@ -72,7 +144,8 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Withdraw a proposal",
 		description: "Withdraw your own pending or in-review proposal.",
-		args: type({ proposal_id: callerId, "reason_md?": nonBlank }),
+		args: type({ proposal_id: callerId, agent_id: callerId, "reason_md?": nonBlank }),
+		argDocs: { agent_id: "The proposal's author." },
 		output: proposalOutput,
 		mutates: true,
 		updates: true,
@@ -84,24 +157,26 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Vote on a proposal",
 		description:
-			"Cast your vote (approve, approve_with_notes, revise, reject, veto) on the proposal's current revision.",
+			"Vote on the proposal's current patch revision: approve, approve_with_notes, revise, reject, veto or abstain. One vote per agent per proposal: a new vote replaces yours. The author's own vote never counts toward quorum.",
 		args: type({
 			proposal_id: callerId,
 			agent_id: callerId,
-			vote: nonBlank,
+			vote: type.enumerated(...VOTES),
 			reason_md: nonBlank,
-			"confidence?": "number",
+			"confidence?": type("0 <= number <= 1").describe("a number from 0 to 1"),
 		}),
-		output: type({ vote: pendingRecord }),
+		argDocs: { confidence: "How sure you are, from 0 to 1." },
+		output: type({ vote: voteRecord, replaced: "boolean" }),
 		mutates: true,
 	}),
 	tool({
 		name: "vote.list",
 		family: "proposals",
 		title: "List votes",
-		description: "List the votes on a proposal.",
+		description:
+			"List the votes on a proposal, with the patch revision each saw; only votes on `patch_revision` count.",
 		args: proposalId,
-		output: type({ votes: pendingRecord.array() }),
+		output: type({ votes: voteRecord.array(), patch_revision: positiveInt }),
 		mutates: false,
 	}),
 	tool({
@@ -134,9 +209,17 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Validate a patch",
 		description:
-			"Check a proposal's claims, patch, resource coverage, trial apply and governance gates without applying it.",
+			"Check a proposal without applying it and report every gate with a reason: claims (live, covering, not stale), the stored patch, parsing, coverage of every change, a trial `git apply --check`, and the policy gates (quorum, blockers, vetoes, roles, tests, rollback plan, human approval, security review). `valid` means it could be applied; `approvable` means policy allows it too.",
 		args: proposalId,
-		output: pendingRecord,
+		output: type({
+			proposal: proposalRecord,
+			proposal_resources: "string[]",
+			valid: "boolean",
+			approvable: "boolean",
+			gates: gate.array(),
+			stale_claims: "string[]",
+			policy: evaluationRecord.or("null"),
+		}),
 		mutates: false,
 	}),
 	tool({
@@ -154,9 +237,15 @@ export const proposalTools = [
 		name: "patch.reject",
 		family: "proposals",
 		title: "Reject a patch",
-		description: "Reject a proposal and record the decision.",
-		args: type({ proposal_id: callerId, reason_md: nonBlank }),
-		output: type({ proposal: pendingRecord, decision: decisionRecord }),
+		description: "Reject a pending or in-review proposal and record the decision.",
+		args: type({
+			proposal_id: callerId,
+			reason_md: nonBlank,
+			"decided_by?": callerId,
+			"decision_id?": callerId,
+		}),
+		argDocs: { decided_by: "Who rejects it (default: the caller)." },
+		output: type({ proposal: proposalRecord, decision: decisionRecord }),
 		mutates: true,
 		updates: true,
 		destructive: true,

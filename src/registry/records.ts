@@ -2,12 +2,17 @@
 // the tools and the declared MCP output schemas cannot drift apart.
 import { type } from "arktype";
 import {
+	APPROVAL_STATUSES,
 	CLAIM_STATUSES,
 	CLAIM_TYPES,
 	MEMORY_STATUSES,
+	PROPOSAL_STATUSES,
+	REVIEW_STATUSES,
 	RISKS,
 	RUN_STATUSES,
 	TASK_STATUSES,
+	TEST_RUN_STATUSES,
+	VOTES,
 } from "../domain/statuses.ts";
 
 const timestamp = type("string").describe("an RFC 3339 UTC timestamp with milliseconds");
@@ -133,6 +138,108 @@ export const claimRecord = type({
 	updated_at: timestamp,
 });
 
+export const proposalRecord = type({
+	id: "string",
+	task_id: "string",
+	agent_id: "string",
+	run_id: "string | null",
+	title: "string",
+	summary_md: "string",
+	risk: type.enumerated(...RISKS),
+	status: type.enumerated(...PROPOSAL_STATUSES),
+	status_reason: "string | null",
+	/** The patch revision (1, 2, …): evidence counts only for the current one. */
+	patch_revision: "number.integer >= 1",
+	patch_sha256: "string",
+	/** Repository paths the current patch touches. */
+	patch_files: "string[]",
+	expected_tests: "string[]",
+	rollback_notes: "string | null",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const patchRevisionRecord = type({
+	number: "number.integer >= 1",
+	sha256: "string",
+	size: "number.integer >= 0",
+	files: "string[]",
+	created_by: "string",
+	created_at: timestamp,
+});
+
+export const voteRecord = type({
+	id: "string",
+	proposal_id: "string",
+	agent_id: "string",
+	vote: type.enumerated(...VOTES),
+	confidence: "number | null",
+	reason_md: "string",
+	patch_revision: "number.integer >= 1",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const approvalRecord = type({
+	id: "string",
+	proposal_id: "string | null",
+	task_id: "string | null",
+	subject: "string",
+	reason_md: "string",
+	status: type.enumerated(...APPROVAL_STATUSES),
+	requested_by: "string",
+	decision_md: "string | null",
+	decided_by: "string | null",
+	decided_at: timestamp.or("null"),
+	override_policy: "boolean",
+	patch_revision: "number.integer | null",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const findingRecord = type({
+	code: "string",
+	severity: "'critical' | 'high' | 'medium' | 'low'",
+	path: "string",
+	line: "number.integer >= 1",
+	message: "string",
+});
+
+export const securityReviewRecord = type({
+	id: "string",
+	proposal_id: "string | null",
+	resource_id: "string | null",
+	task_id: "string | null",
+	reviewer_id: "string",
+	status: type.enumerated(...REVIEW_STATUSES),
+	mode: "'auto' | 'manual'",
+	summary_md: "string",
+	findings: findingRecord.array(),
+	patch_revision: "number.integer | null",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const testRunRecord = type({
+	id: "string",
+	proposal_id: "string | null",
+	task_id: "string | null",
+	command: "string",
+	status: type.enumerated(...TEST_RUN_STATUSES),
+	exit_code: "number.integer | null",
+	summary_md: "string",
+	patch_revision: "number.integer | null",
+	started_at: timestamp,
+	finished_at: timestamp.or("null"),
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
 /** A record whose family has not been built yet: its issue gives it a real schema. */
 export const pendingRecord = type("Record<string, unknown>");
 
@@ -144,3 +251,9 @@ export type MemoryRecord = typeof memoryRecord.infer;
 export type DecisionRecord = typeof decisionRecord.infer;
 export type ResourceRecord = typeof resourceRecord.infer;
 export type ClaimRecord = typeof claimRecord.infer;
+export type ProposalRecord = typeof proposalRecord.infer;
+export type PatchRevisionRecord = typeof patchRevisionRecord.infer;
+export type VoteRecord = typeof voteRecord.infer;
+export type ApprovalRecord = typeof approvalRecord.infer;
+export type SecurityReviewRecord = typeof securityReviewRecord.infer;
+export type TestRunRecord = typeof testRunRecord.infer;

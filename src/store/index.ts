@@ -2,15 +2,20 @@
 // queries; every query is async so another backend (PostgreSQL) can implement the same interface.
 import type { Database } from "bun:sqlite";
 import { agentQueries } from "./agents.ts";
+import { approvalQueries } from "./approvals.ts";
 import { claimQueries } from "./claims.ts";
 import { Conn, openDatabase } from "./db.ts";
 import { decisionQueries } from "./decisions.ts";
 import { eventQueries } from "./events.ts";
 import { idempotencyQueries } from "./idempotency.ts";
 import { memoryQueries } from "./memory.ts";
+import { proposalQueries } from "./proposals.ts";
 import { resourceQueries } from "./resources.ts";
+import { reviewQueries } from "./reviews.ts";
 import { runQueries } from "./runs.ts";
 import { taskQueries } from "./tasks.ts";
+import { testRunQueries } from "./test-runs.ts";
+import { voteQueries } from "./votes.ts";
 
 const makeTx = (c: Conn) => ({
 	runs: runQueries(c),
@@ -21,6 +26,11 @@ const makeTx = (c: Conn) => ({
 	decisions: decisionQueries(c),
 	resources: resourceQueries(c),
 	claims: claimQueries(c),
+	proposals: proposalQueries(c),
+	votes: voteQueries(c),
+	approvals: approvalQueries(c),
+	reviews: reviewQueries(c),
+	testRuns: testRunQueries(c),
 	idempotency: idempotencyQueries(c),
 });
 

@@ -1,12 +1,17 @@
 // Versioned schema changes. Each runs once, in its own transaction, and is recorded in
 // schema_migrations. Later issues append migrations; never edit one that has shipped.
 import {
+	APPROVAL_STATUSES,
 	CLAIM_STATUSES,
 	CLAIM_TYPES,
 	MEMORY_STATUSES,
+	PROPOSAL_STATUSES,
+	REVIEW_STATUSES,
 	RISKS,
 	RUN_STATUSES,
 	TASK_STATUSES,
+	TEST_RUN_STATUSES,
+	VOTES,
 } from "../domain/statuses.ts";
 
 export interface Migration {
@@ -192,6 +197,121 @@ CREATE INDEX claims_live_by_resource ON claims (resource_id) WHERE status = 'act
 CREATE INDEX claims_live_by_expiry ON claims (expires_at) WHERE status = 'active';
 CREATE INDEX claims_by_agent ON claims (agent_id, status);
 CREATE INDEX claims_by_task ON claims (task_id);
+`,
+	},
+	{
+		version: 3,
+		name: "proposals, patch revisions, votes, human approvals, security reviews, test runs",
+		sql: `
+-- A proposal's record revision (optimistic concurrency) is apart from its patch revision: every
+-- attach_patch makes patch revision n+1, and evidence binds to the patch revision it saw.
+CREATE TABLE proposals (
+	id TEXT PRIMARY KEY,
+	task_id TEXT NOT NULL REFERENCES tasks (id),
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	run_id TEXT REFERENCES runs (id),
+	title TEXT NOT NULL,
+	summary_md TEXT NOT NULL,
+	risk TEXT NOT NULL CHECK (risk IN (${list(RISKS)})),
+	status TEXT NOT NULL CHECK (status IN (${list(PROPOSAL_STATUSES)})),
+	status_reason TEXT,
+	patch_revision INTEGER NOT NULL,
+	expected_tests TEXT NOT NULL DEFAULT '[]',
+	rollback_notes TEXT,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX proposals_by_task ON proposals (task_id);
+CREATE INDEX proposals_by_status ON proposals (status);
+
+-- Patch bytes live in .roundtable/patches/<sha256>.diff: named by content, never by a caller's id.
+CREATE TABLE patch_revisions (
+	proposal_id TEXT NOT NULL REFERENCES proposals (id),
+	number INTEGER NOT NULL,
+	sha256 TEXT NOT NULL,
+	size INTEGER NOT NULL,
+	strip INTEGER NOT NULL,
+	files TEXT NOT NULL,
+	created_by TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	PRIMARY KEY (proposal_id, number)
+);
+
+CREATE TABLE proposal_resources (
+	proposal_id TEXT NOT NULL REFERENCES proposals (id),
+	resource_id TEXT NOT NULL REFERENCES resources (id),
+	PRIMARY KEY (proposal_id, resource_id)
+);
+
+CREATE TABLE votes (
+	id TEXT PRIMARY KEY,
+	proposal_id TEXT NOT NULL REFERENCES proposals (id),
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	vote TEXT NOT NULL CHECK (vote IN (${list(VOTES)})),
+	confidence REAL,
+	reason_md TEXT NOT NULL,
+	patch_revision INTEGER NOT NULL,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL,
+	UNIQUE (proposal_id, agent_id)
+);
+
+CREATE TABLE human_approvals (
+	id TEXT PRIMARY KEY,
+	proposal_id TEXT REFERENCES proposals (id),
+	task_id TEXT REFERENCES tasks (id),
+	subject TEXT NOT NULL,
+	reason_md TEXT NOT NULL,
+	status TEXT NOT NULL CHECK (status IN (${list(APPROVAL_STATUSES)})),
+	requested_by TEXT NOT NULL,
+	decision_md TEXT,
+	decided_by TEXT,
+	decided_at TEXT,
+	override_policy INTEGER NOT NULL DEFAULT 0 CHECK (override_policy IN (0, 1)),
+	patch_revision INTEGER,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX approvals_by_proposal ON human_approvals (proposal_id);
+CREATE INDEX approvals_by_status ON human_approvals (status);
+
+CREATE TABLE security_reviews (
+	id TEXT PRIMARY KEY,
+	proposal_id TEXT REFERENCES proposals (id),
+	resource_id TEXT,
+	task_id TEXT REFERENCES tasks (id),
+	reviewer_id TEXT NOT NULL,
+	status TEXT NOT NULL CHECK (status IN (${list(REVIEW_STATUSES)})),
+	mode TEXT NOT NULL CHECK (mode IN ('auto', 'manual')),
+	summary_md TEXT NOT NULL,
+	findings TEXT NOT NULL DEFAULT '[]',
+	patch_revision INTEGER,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX reviews_by_proposal ON security_reviews (proposal_id);
+
+-- test.run (its own issue) fills this; the policy's tests_required gate reads it already.
+CREATE TABLE test_runs (
+	id TEXT PRIMARY KEY,
+	proposal_id TEXT REFERENCES proposals (id),
+	task_id TEXT REFERENCES tasks (id),
+	command TEXT NOT NULL,
+	status TEXT NOT NULL CHECK (status IN (${list(TEST_RUN_STATUSES)})),
+	exit_code INTEGER,
+	summary_md TEXT NOT NULL DEFAULT '',
+	patch_revision INTEGER,
+	started_at TEXT NOT NULL,
+	finished_at TEXT,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX test_runs_by_proposal ON test_runs (proposal_id, patch_revision);
 `,
 	},
 ];

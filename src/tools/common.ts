@@ -3,7 +3,7 @@
 import { type IdKind, mintId } from "../domain/ids.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
-import type { RunRecord, TaskRecord } from "../registry/records.ts";
+import type { ProposalRecord, RunRecord, TaskRecord } from "../registry/records.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -45,12 +45,10 @@ export function checkRevision(record: { id: string; revision: number }, expected
 	}
 }
 
-/**
- * Proposals arrive with their own family; until then no proposal exists, so a reference to one is
- * `not_found` rather than silently stored.
- */
-export async function requireProposal(_tx: Tx, id: string): Promise<never> {
-	throw notFound(`proposal ${id} not found`, { proposal_id: id });
+export async function requireProposal(tx: Tx, id: string): Promise<ProposalRecord> {
+	const proposal = await tx.proposals.get(id);
+	if (!proposal) throw notFound(`proposal ${id} not found`, { proposal_id: id });
+	return proposal;
 }
 
 /**

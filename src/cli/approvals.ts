@@ -1,0 +1,59 @@
+// `approvals list|approve|reject`: the operator's human decisions, through human.request_approval.
+import { call } from "../dispatch.ts";
+import type { ApprovalRecord } from "../registry/records.ts";
+import { type Flags, UsageError } from "./args.ts";
+import type { CommandRun } from "./index.ts";
+import { withRuntime } from "./runtime.ts";
+
+const line = (a: ApprovalRecord) =>
+	`${a.id} ${a.status} ${a.proposal_id ?? "-"} r${a.patch_revision ?? "-"} ${a.subject}${a.override_policy ? " (override)" : ""}`;
+
+function print(flags: Flags, json: unknown, lines: string[]): number {
+	const text = flags.json ? JSON.stringify(json, null, 2) : lines.join("\n");
+	if (text !== "") process.stdout.write(`${text}\n`);
+	return 0;
+}
+
+export const list: CommandRun = {
+	run: (flags) =>
+		withRuntime(flags.root, async (rt, ctx) => {
+			const state = (await call(rt, "table.get_state", {}, ctx)) as { human_approvals: ApprovalRecord[] };
+			const wanted = state.human_approvals.filter(
+				(a) =>
+					(flags.status === undefined || a.status === flags.status) &&
+					(flags.proposal === undefined || a.proposal_id === flags.proposal),
+			);
+			return print(flags, { approvals: wanted }, wanted.map(line));
+		}),
+};
+
+const decide = (status: "approved" | "rejected"): CommandRun => ({
+	run: (flags) =>
+		withRuntime(flags.root, async (rt, ctx) => {
+			const id = flags.approval;
+			if (typeof id !== "string") throw new UsageError("--approval is required");
+			if (flags["override-policy"] === true && status === "rejected")
+				throw new UsageError("--override-policy goes with approve");
+			const { approval } = (await call(rt, "human.approval_status", { approval_id: id }, ctx)) as {
+				approval: ApprovalRecord;
+			};
+			const out = (await call(
+				rt,
+				"human.request_approval",
+				{
+					approval_id: id,
+					subject: approval.subject,
+					reason_md: approval.reason_md,
+					status,
+					decided_by: "operator",
+					...(typeof flags.decision === "string" && { decision_md: flags.decision }),
+					...(flags["override-policy"] === true && { override_policy: true }),
+				},
+				ctx,
+			)) as { approval: ApprovalRecord };
+			return print(flags, out, [line(out.approval)]);
+		}),
+});
+
+export const approve = decide("approved");
+export const reject = decide("rejected");

@@ -1,0 +1,42 @@
+import type { TestRunRecord } from "../registry/records.ts";
+import type { Conn } from "./db.ts";
+
+const COLUMNS =
+	"id, proposal_id, task_id, command, status, exit_code, summary_md, patch_revision, started_at, finished_at, revision, created_at, updated_at";
+
+export type NewTestRun = Omit<TestRunRecord, "revision" | "created_at" | "updated_at">;
+
+export const testRunQueries = (c: Conn) => ({
+	async get(id: string): Promise<TestRunRecord | undefined> {
+		return c.get<TestRunRecord>(`SELECT ${COLUMNS} FROM test_runs WHERE id = ?`, id);
+	},
+
+	async insert(t: NewTestRun, now: string): Promise<TestRunRecord> {
+		return c.get<TestRunRecord>(
+			`INSERT INTO test_runs (id, proposal_id, task_id, command, status, exit_code, summary_md, patch_revision, started_at,
+			 finished_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+			t.id,
+			t.proposal_id,
+			t.task_id,
+			t.command,
+			t.status,
+			t.exit_code,
+			t.summary_md,
+			t.patch_revision,
+			t.started_at,
+			t.finished_at,
+			now,
+			now,
+		) as TestRunRecord;
+	},
+
+	/** Whether a test run passed on this patch revision of the proposal (host-run, not reported). */
+	async passedOn(proposalId: string, patchRevision: number): Promise<TestRunRecord | undefined> {
+		return c.get<TestRunRecord>(
+			`SELECT ${COLUMNS} FROM test_runs WHERE proposal_id = ? AND patch_revision = ? AND status = 'passed'
+			 ORDER BY finished_at DESC LIMIT 1`,
+			proposalId,
+			patchRevision,
+		);
+	},
+});

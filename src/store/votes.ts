@@ -1,0 +1,54 @@
+import type { Vote } from "../domain/statuses.ts";
+import type { VoteRecord } from "../registry/records.ts";
+import type { Conn } from "./db.ts";
+
+const COLUMNS =
+	"id, proposal_id, agent_id, vote, confidence, reason_md, patch_revision, revision, created_at, updated_at";
+
+export interface CastVote {
+	id: string;
+	proposal_id: string;
+	agent_id: string;
+	vote: Vote;
+	confidence: number | null;
+	reason_md: string;
+	patch_revision: number;
+}
+
+export const voteQueries = (c: Conn) => ({
+	async byAgent(proposalId: string, agentId: string): Promise<VoteRecord | undefined> {
+		return c.get<VoteRecord>(
+			`SELECT ${COLUMNS} FROM votes WHERE proposal_id = ? AND agent_id = ?`,
+			proposalId,
+			agentId,
+		);
+	},
+
+	/** One vote per agent per proposal: a new one replaces the old (same id, next record revision). */
+	async cast(v: CastVote, now: string): Promise<VoteRecord> {
+		return c.get<VoteRecord>(
+			`INSERT INTO votes (id, proposal_id, agent_id, vote, confidence, reason_md, patch_revision, created_at, updated_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			 ON CONFLICT (proposal_id, agent_id) DO UPDATE SET vote = excluded.vote, confidence = excluded.confidence,
+			   reason_md = excluded.reason_md, patch_revision = excluded.patch_revision, revision = revision + 1,
+			   updated_at = excluded.updated_at
+			 RETURNING ${COLUMNS}`,
+			v.id,
+			v.proposal_id,
+			v.agent_id,
+			v.vote,
+			v.confidence,
+			v.reason_md,
+			v.patch_revision,
+			now,
+			now,
+		) as VoteRecord;
+	},
+
+	async list(proposalId: string): Promise<VoteRecord[]> {
+		return c.all<VoteRecord>(
+			`SELECT ${COLUMNS} FROM votes WHERE proposal_id = ? ORDER BY created_at, id`,
+			proposalId,
+		);
+	},
+});

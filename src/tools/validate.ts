@@ -1,0 +1,269 @@
+// patch.validate, and the evidence every gate reads: what the patch is, who voted on its current
+// revision, which test run, approval and review count. Apply (its own issue) checks the same gates.
+import type { Env } from "../dispatch.ts";
+import { isPathType, type Scope } from "../domain/claims.ts";
+import { covers, scopeOfId, uncovered, uncoveredChange } from "../domain/coverage.ts";
+import { type ParsedPatch, PatchError, parsePatch, touchedPaths } from "../domain/patch.ts";
+import type { Vote } from "../domain/statuses.ts";
+import { notFound } from "../errors.ts";
+import { patchPath, readPatch } from "../patches.ts";
+import { evaluate, loadPolicy, PolicyError } from "../policy/index.ts";
+import type { Evaluation, EvaluationInput, Gate, Policy } from "../policy/types.ts";
+import type { Args } from "../registry/index.ts";
+import type { ClaimRecord, ProposalRecord } from "../registry/records.ts";
+import { RepoGuard } from "../repo/guard.ts";
+import { contentHash } from "../repo/hash.ts";
+import type { Tx } from "../store/index.ts";
+import { requireProposal } from "./common.ts";
+
+/** What the database says about a proposal's current revision. */
+export interface Evidence {
+	proposal: ProposalRecord;
+	resources: string[];
+	/** Affected resources as scopes (symbol lines from their stored rows). */
+	scopes: Scope[];
+	/** The author's live write and exclusive claims. */
+	claims: ClaimRecord[];
+	patch: { sha256: string; strip: number; number: number };
+	votes: EvaluationInput["votes"];
+	tests_passed: boolean;
+	human: EvaluationInput["human"];
+	security: EvaluationInput["security"];
+}
+
+export async function gatherEvidence(tx: Tx, proposalId: string, now: string): Promise<Evidence> {
+	const proposal = await requireProposal(tx, proposalId);
+	const resources = await tx.proposals.resources(proposal.id);
+	const scopes: Scope[] = [];
+	for (const id of resources) {
+		const row = await tx.resources.get(id);
+		scopes.push(
+			row
+				? {
+						resource_id: row.id,
+						resource_type: row.type,
+						path: row.path,
+						symbol: row.symbol,
+						start_line: row.start_line,
+						end_line: row.end_line,
+					}
+				: scopeOfId(id),
+		);
+	}
+	const claims = (
+		await tx.claims.list({ agent_id: proposal.agent_id, status: "active" }, undefined, 10_000, now)
+	).filter((c) => c.claim_type === "write" || c.claim_type === "exclusive");
+	const patch = await tx.proposals.currentPatch(proposal.id);
+	if (!patch) throw notFound(`proposal ${proposal.id} has no patch revision`, { proposal_id: proposal.id });
+	const roles = new Map((await tx.agents.list()).map((a) => [a.id, a.role]));
+	const votes = (await tx.votes.list(proposal.id))
+		.filter((v) => v.patch_revision === proposal.patch_revision)
+		.map((v) => ({ agent_id: v.agent_id, role: roles.get(v.agent_id) ?? "", vote: v.vote as Vote }));
+	const decision = await tx.approvals.latestDecision(proposal.id, proposal.patch_revision);
+	const review = await tx.reviews.latest(proposal.id, proposal.patch_revision);
+	return {
+		proposal,
+		resources,
+		scopes,
+		claims,
+		patch,
+		votes,
+		tests_passed: (await tx.testRuns.passedOn(proposal.id, proposal.patch_revision)) !== undefined,
+		human:
+			decision && decision.status !== "requested"
+				? { status: decision.status, override_policy: decision.override_policy }
+				: null,
+		security: review ? { status: review.status } : null,
+	};
+}
+
+export function evaluationInput(e: Evidence, parsed: ParsedPatch | undefined): EvaluationInput {
+	return {
+		risk: e.proposal.risk,
+		revision: e.proposal.patch_revision,
+		touched: parsed ? touchedPaths(parsed) : e.proposal.patch_files,
+		added: (parsed?.files ?? []).flatMap((f) =>
+			f.new_path === null
+				? []
+				: f.added.map((a) => ({ path: f.new_path as string, line: a.line, text: a.text })),
+		),
+		author: e.proposal.agent_id,
+		votes: e.votes,
+		tests_passed: e.tests_passed,
+		rollback_notes: e.proposal.rollback_notes,
+		human: e.human,
+		security: e.security,
+	};
+}
+
+/** The stored patch of the current revision, parsed; a missing or malformed one is a failed gate. */
+export function readCurrentPatch(
+	root: string,
+	e: Evidence,
+): { text?: string; parsed?: ParsedPatch; gates: Gate[] } {
+	const text = readPatch(root, e.patch.sha256);
+	if (text === undefined) {
+		return {
+			gates: [
+				{
+					gate: "artifact",
+					ok: false,
+					reason: `the stored patch ${e.patch.sha256}.diff is missing or does not match its hash`,
+				},
+				{ gate: "parse", ok: false, reason: "not checked: no patch" },
+			],
+		};
+	}
+	try {
+		return {
+			text,
+			parsed: parsePatch(text),
+			gates: [
+				{
+					gate: "artifact",
+					ok: true,
+					reason: `patch revision ${e.patch.number} (${e.patch.sha256.slice(0, 12)})`,
+				},
+				{ gate: "parse", ok: true, reason: "the patch parses" },
+			],
+		};
+	} catch (err) {
+		const reason = err instanceof PatchError ? err.message : String(err);
+		return {
+			text,
+			gates: [
+				{ gate: "artifact", ok: true, reason: "stored" },
+				{ gate: "parse", ok: false, reason },
+			],
+		};
+	}
+}
+
+/** `git apply --check` of the stored patch against the working tree. */
+export async function applyCheck(root: string, patchFile: string, strip: number): Promise<Gate> {
+	const proc = Bun.spawn(["git", "apply", "--check", "--recount", `-p${strip}`, patchFile], {
+		cwd: root,
+		stdin: "ignore",
+		stdout: "ignore",
+		stderr: "pipe",
+		env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+	});
+	const timer = setTimeout(() => proc.kill(), 30_000);
+	const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+	clearTimeout(timer);
+	return code === 0
+		? { gate: "apply_check", ok: true, reason: "git apply --check succeeds on the working tree" }
+		: {
+				gate: "apply_check",
+				ok: false,
+				reason: `git apply --check fails: ${stderr.trim().split("\n").slice(0, 3).join("; ")}`,
+			};
+}
+
+/** Claims gate: the author's live write/exclusive claims cover every affected resource and none is stale. */
+async function claimsGate(root: string, e: Evidence): Promise<{ gate: Gate; stale: string[] }> {
+	const missing = uncovered(e.scopes, e.claims);
+	if (missing.length > 0) {
+		return {
+			gate: { gate: "claims", ok: false, reason: `unclaimed affected resource: ${missing.join(", ")}` },
+			stale: [],
+		};
+	}
+	const guard = new RepoGuard(root);
+	const stale: string[] = [];
+	for (const c of e.claims) {
+		if (c.base_hash === "" || !isPathType(c.resource_type)) continue;
+		if (!e.scopes.some((s) => covers(c, s))) continue; // a claim the proposal does not rely on
+		const now = await contentHash(guard, c);
+		if (now !== "" && now !== c.base_hash) stale.push(c.id);
+	}
+	return stale.length > 0
+		? {
+				gate: {
+					gate: "claims",
+					ok: false,
+					reason: `stale claim base hash (the resource changed since it was claimed): ${stale.join(", ")}`,
+				},
+				stale,
+			}
+		: {
+				gate: { gate: "claims", ok: true, reason: "the author's live claims cover every affected resource" },
+				stale,
+			};
+}
+
+export interface Report {
+	valid: boolean;
+	approvable: boolean;
+	gates: Gate[];
+	stale_claims: string[];
+	policy: Evaluation | null;
+	parsed: ParsedPatch | undefined;
+}
+
+/** Every gate of a proposal's current revision. Reads files; holds no transaction. */
+export async function checkProposal(
+	root: string,
+	e: Evidence,
+	policyOrError: Policy | PolicyError,
+): Promise<Report> {
+	const { parsed, gates: patchGates } = readCurrentPatch(root, e);
+	const { gate: claims, stale } = await claimsGate(root, e);
+	const structural: Gate[] = [claims, ...patchGates];
+	if (parsed) {
+		const problem = uncoveredChange(parsed.files, e.scopes);
+		structural.push({
+			gate: "coverage",
+			ok: problem === undefined,
+			reason: problem ?? "the proposal's resources cover every change",
+		});
+		structural.push(await applyCheck(root, patchPath(root, e.patch.sha256), parsed.strip));
+	} else {
+		structural.push({ gate: "coverage", ok: false, reason: "not checked: the patch did not parse" });
+		structural.push({ gate: "apply_check", ok: false, reason: "not checked: the patch did not parse" });
+	}
+	const valid = structural.every((g) => g.ok);
+	if (policyOrError instanceof PolicyError) {
+		return {
+			valid,
+			approvable: false,
+			gates: [...structural, { gate: "policy", ok: false, reason: policyOrError.message }],
+			stale_claims: stale,
+			policy: null,
+			parsed,
+		};
+	}
+	const policy = evaluate(policyOrError, evaluationInput(e, parsed));
+	return {
+		valid,
+		approvable: valid && policy.approvable,
+		gates: [...structural, ...policy.gates],
+		stale_claims: stale,
+		policy,
+		parsed,
+	};
+}
+
+/** The project's policy, or the error that keeps it from loading (reported as a failed gate). */
+export function policyOf(root: string): Policy | PolicyError {
+	try {
+		return loadPolicy(root);
+	} catch (err) {
+		if (err instanceof PolicyError) return err;
+		throw err;
+	}
+}
+
+export async function validate(a: Args<"patch.validate">, env: Env) {
+	const e = await env.rt.store.withTransaction("read", (tx) => gatherEvidence(tx, a.proposal_id, env.now));
+	const report = await checkProposal(env.rt.root, e, policyOf(env.rt.root));
+	return {
+		proposal: e.proposal,
+		proposal_resources: e.resources,
+		valid: report.valid,
+		approvable: report.approvable,
+		gates: report.gates,
+		stale_claims: report.stale_claims,
+		policy: report.policy,
+	};
+}

@@ -608,3 +608,29 @@ describe("changedRanges", () => {
 		]);
 	});
 });
+
+describe("changed lines in old-file coordinates", () => {
+	test("removed lines and the old line each insertion follows", () => {
+		const [f] = parsePatch(
+			[
+				"diff --git a/f.txt b/f.txt",
+				"--- a/f.txt",
+				"+++ b/f.txt",
+				"@@ -1,5 +1,6 @@",
+				" a",
+				"-b",
+				"+B",
+				" c",
+				" d",
+				"+x",
+				" e",
+				"@@ -9,0 +11,2 @@",
+				"+y",
+				"+z",
+				"",
+			].join("\n"),
+		).files;
+		expect(f?.removed).toEqual([2]);
+		expect(f?.inserted_after).toEqual([2, 4, 9, 9]);
+	});
+});

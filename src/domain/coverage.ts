@@ -1,7 +1,7 @@
 // Which resources a proposal affects, and whether claims and resources cover what its patch
 // changes (reference §7.2), without I/O.
 import { canonicalId, isPathType, parseCanonicalId, type Scope } from "./claims.ts";
-import { changedRanges, type PatchFile } from "./patch.ts";
+import type { PatchFile } from "./patch.ts";
 
 const inside = (path: string, dir: string) => dir === "" || path === dir || path.startsWith(`${dir}/`);
 
@@ -81,13 +81,25 @@ export function uncoveredChange(files: PatchFile[], resources: Scope[]): string 
 			return `patch operation requires file or directory coverage: ${what}`;
 		}
 		const path = f.old_path as string;
-		const symbols = resources.filter((r) => r.resource_type === "symbol" && r.path === path);
+		const symbols = resources.filter(
+			(r): r is Scope & { start_line: number; end_line: number } =>
+				r.resource_type === "symbol" && r.path === path && r.start_line !== null && r.end_line !== null,
+		);
 		if (symbols.length === 0) return `patch touches a file no proposal resource covers: ${path}`;
-		for (const [start, end] of changedRanges(f)) {
-			const inSymbol = symbols.some(
-				(s) => s.start_line !== null && s.end_line !== null && s.start_line <= end && start <= s.end_line,
-			);
-			if (!inSymbol) return `patch touches lines outside claimed symbols in ${path} at ${start}-${end}`;
+		// Only the lines really changed count, not the context lines around them: a removed line must
+		// lie within a symbol, and an insertion between two of its lines (or in place of removed ones).
+		const removedOutside = f.removed.find(
+			(line) => !symbols.some((s) => s.start_line <= line && line <= s.end_line),
+		);
+		if (removedOutside !== undefined) {
+			return `patch touches lines outside claimed symbols in ${path} at line ${removedOutside}`;
+		}
+		// An insertion after a symbol's last line is outside it, unless it replaces that line.
+		const within = (s: { start_line: number; end_line: number }, after: number) =>
+			s.start_line <= after && (after < s.end_line || (after === s.end_line && f.removed.includes(after)));
+		const insertedOutside = f.inserted_after.find((after) => !symbols.some((s) => within(s, after)));
+		if (insertedOutside !== undefined) {
+			return `patch touches lines outside claimed symbols in ${path}: an insertion after line ${insertedOutside}`;
 		}
 	}
 	return undefined;

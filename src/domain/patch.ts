@@ -23,6 +23,10 @@ export interface PatchFile {
 	hunks: Hunk[];
 	/** Added lines with their line numbers in the new file. */
 	added: { line: number; text: string }[];
+	/** Old-file line numbers of the removed lines. */
+	removed: number[];
+	/** For each added line, the old-file line it follows (0: before the first line). */
+	inserted_after: number[];
 }
 
 export interface ParsedPatch {
@@ -111,7 +115,16 @@ function splitLines(text: string): string[] {
 }
 
 function newFile(old_path: string | null, new_path: string | null): PatchFile {
-	return { old_path, new_path, change: "modify", binary: false, hunks: [], added: [] };
+	return {
+		old_path,
+		new_path,
+		change: "modify",
+		binary: false,
+		hunks: [],
+		added: [],
+		removed: [],
+		inserted_after: [],
+	};
 }
 
 // ---- git-style ---------------------------------------------------------------------------------
@@ -346,6 +359,8 @@ function readHunk(r: Reader, f: PatchFile): Hunk {
 	};
 	const header = `@@ -${h.old_start},${h.old_lines} +${h.new_start},${h.new_lines} @@`;
 	let [olds, news, lineNo] = [0, 0, h.new_start];
+	// The next old line to come; a pure insertion (-k,0) goes after line k.
+	let oldNext = h.old_lines === 0 ? h.old_start + 1 : h.old_start;
 	for (r.i++; olds < h.old_lines || news < h.new_lines; r.i++) {
 		const line = r.line;
 		if (line === undefined || line.startsWith("@@") || line.startsWith("diff "))
@@ -353,9 +368,15 @@ function readHunk(r: Reader, f: PatchFile): Hunk {
 		// git apply reads an empty line as an empty context line whose space an editor trimmed.
 		const tag = line.slice(0, 1) || " ";
 		if (tag === "\\") continue; // "\ No newline at end of file": not a line of either file
-		if (tag === "+") f.added.push({ line: lineNo, text: line.slice(1) });
-		else if (tag !== " " && tag !== "-")
+		if (tag !== " " && tag !== "-" && tag !== "+")
 			throw new PatchError(r.no, `expected a hunk line (' ', '-', '+'), got ${JSON.stringify(line)}`);
+		if (tag === "+") {
+			f.added.push({ line: lineNo, text: line.slice(1) });
+			f.inserted_after.push(oldNext - 1);
+		} else {
+			if (tag === "-") f.removed.push(oldNext);
+			oldNext++;
+		}
 		if (tag !== "+") olds++;
 		if (tag !== "-") [news, lineNo] = [news + 1, lineNo + 1];
 		if (olds > h.old_lines || news > h.new_lines)

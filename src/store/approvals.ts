@@ -54,6 +54,7 @@ export const approvalQueries = (c: Conn) => ({
 		return toRecord(
 			c.get<ApprovalRow>(
 				`UPDATE human_approvals SET status = ?, decided_by = ?, decision_md = ?, override_policy = ?, decided_at = ?,
+				 decision_seq = (SELECT coalesce(max(decision_seq), 0) + 1 FROM human_approvals),
 				 revision = revision + 1, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
 				d.status,
 				d.decided_by,
@@ -66,11 +67,11 @@ export const approvalQueries = (c: Conn) => ({
 		);
 	},
 
-	/** The most recent decision on a proposal's given patch revision, if any. */
+	/** The most recent decision on a proposal's given patch revision, if any (by decision order, not clock). */
 	async latestDecision(proposalId: string, patchRevision: number): Promise<ApprovalRecord | undefined> {
 		const row = c.get<ApprovalRow>(
-			`SELECT ${COLUMNS} FROM human_approvals WHERE proposal_id = ? AND patch_revision = ? AND decided_at IS NOT NULL
-			 ORDER BY decided_at DESC, updated_at DESC, id DESC LIMIT 1`,
+			`SELECT ${COLUMNS} FROM human_approvals WHERE proposal_id = ? AND patch_revision = ? AND decision_seq IS NOT NULL
+			 ORDER BY decision_seq DESC LIMIT 1`,
 			proposalId,
 			patchRevision,
 		);

@@ -270,6 +270,8 @@ CREATE TABLE human_approvals (
 	decided_by TEXT,
 	decided_at TEXT,
 	override_policy INTEGER NOT NULL DEFAULT 0 CHECK (override_policy IN (0, 1)),
+	-- Orders decisions: the latest one counts, and a clock may give two the same millisecond.
+	decision_seq INTEGER,
 	patch_revision INTEGER,
 	revision INTEGER NOT NULL DEFAULT 1,
 	created_at TEXT NOT NULL,

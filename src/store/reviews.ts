@@ -42,7 +42,8 @@ export const reviewQueries = (c: Conn) => ({
 	/** The latest review of a proposal's given patch revision, if any. */
 	async latest(proposalId: string, patchRevision: number): Promise<SecurityReviewRecord | undefined> {
 		const row = c.get<ReviewRow>(
-			`SELECT ${COLUMNS} FROM security_reviews WHERE proposal_id = ? AND patch_revision = ? ORDER BY created_at DESC, id DESC LIMIT 1`,
+			// rowid: insertion order, which a clock with millisecond steps cannot always tell apart.
+			`SELECT ${COLUMNS} FROM security_reviews WHERE proposal_id = ? AND patch_revision = ? ORDER BY rowid DESC LIMIT 1`,
 			proposalId,
 			patchRevision,
 		);

@@ -125,7 +125,7 @@ interface Flow {
 	validate: (proposal: string) => Promise<Validation>;
 	gate: (v: Validation, name: string) => Gate;
 	appendPolicy: (yaml: string) => void;
-	passTests: (proposal: Proposal, status?: string) => Promise<void>;
+	passTests: (proposal: Proposal, status?: string, command?: string) => Promise<void>;
 }
 
 async function flow(files: Record<string, string>): Promise<Flow> {
@@ -198,7 +198,7 @@ async function flow(files: Record<string, string>): Promise<Flow> {
 		appendPolicy(yaml) {
 			appendFileSync(join(p.root, "POLICIES.ROUNDTABLE.md"), `\n\`\`\`yaml\n${yaml.trim()}\n\`\`\`\n`);
 		},
-		async passTests(proposal, status = "passed") {
+		async passTests(proposal, status = "passed", command = "bun test") {
 			const now = new Date().toISOString();
 			runs++;
 			await p.rt.store.withTransaction("write", (tx) =>
@@ -207,7 +207,7 @@ async function flow(files: Record<string, string>): Promise<Flow> {
 						id: `TR-test-${runs}`,
 						proposal_id: proposal.id,
 						task_id: proposal.task_id,
-						command: "bun test",
+						command,
 						status: status as "passed",
 						exit_code: status === "passed" ? 0 : 1,
 						summary_md: `tests ${status}`,
@@ -422,6 +422,28 @@ describe("patch storage and revisions", () => {
 		const bare = await f.propose({ patch: diffOf(f.p.root, "README.md", "three\n") });
 		expect(bare.expected_tests).toEqual([]);
 		expect(bare.rollback_notes).toBeNull();
+	});
+
+	test("expected_tests are a promise: each must pass on the current revision", async () => {
+		const f = await flow({ "README.md": "one\n" });
+		await f.claim("implementer-1", "README.md");
+		const p = await f.propose({
+			patch: diffOf(f.p.root, "README.md", "two\n"),
+			expected_tests: ["bun test test/readme.test.ts", "bun run lint"],
+		});
+		await f.vote(p.id, "architect-1");
+		await f.vote(p.id, "reviewer-1");
+		const before = await f.validate(p.id);
+		expect(f.gate(before, "tests")).toMatchObject({ ok: false });
+		expect(f.gate(before, "tests").reason).toContain("bun test test/readme.test.ts, bun run lint");
+		await f.passTests(p, "passed", "bun test test/readme.test.ts");
+		expect(f.gate(await f.validate(p.id), "tests").reason).toContain("bun run lint");
+		await f.passTests(p, "failed", "bun run lint");
+		expect(f.gate(await f.validate(p.id), "tests").ok).toBe(false);
+		await f.passTests(p, "passed", "bun run lint");
+		const v = await f.validate(p.id);
+		expect(f.gate(v, "tests").ok).toBe(true);
+		expect(v.approvable).toBe(true);
 	});
 });
 

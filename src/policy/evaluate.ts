@@ -105,7 +105,15 @@ export function evaluate(policy: Policy, input: EvaluationInput): Evaluation {
 		return [false, `missing approval from role${s} ${list(missing_roles)}`];
 	};
 
+	const expected = input.expected_tests ?? [];
 	const tests = (): [boolean, string] => {
+		if (expected.length > 0) {
+			// The proposal's own expected tests are a promise: each must pass on this revision.
+			const missing = input.tests_missing ?? expected;
+			return missing.length === 0
+				? [true, `every expected test passed on ${revision}`]
+				: [false, `expected test without a passing run on ${revision}: ${missing.join(", ")}`];
+		}
 		if (testsBy.length === 0) return [true, "not required"];
 		if (input.tests_passed) return [true, `a passing test run for ${revision}`];
 		return [false, `no passing test run for ${revision} (required by ${byProfiles(testsBy)})`];
@@ -174,7 +182,7 @@ export function evaluate(policy: Policy, input: EvaluationInput): Evaluation {
 		blocking_votes: blocking.map((v) => `${v.agent_id}:${v.vote}`),
 		required_roles,
 		missing_roles,
-		tests_required: testsBy.length > 0,
+		tests_required: testsBy.length > 0 || expected.length > 0,
 		rollback_plan_required: rollbackBy.length > 0,
 		human_approval_required: humanBy.length > 0,
 		security_review_required: securityBy.length > 0,

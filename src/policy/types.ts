@@ -44,6 +44,10 @@ export interface EvaluationInput {
 	votes: { agent_id: string; role: string; vote: VoteValue }[];
 	/** A passing test run is bound to the current revision. */
 	tests_passed: boolean;
+	/** Test commands the proposal says should pass; each needs a passing run on the current revision. */
+	expected_tests?: string[];
+	/** The expected tests without such a run. */
+	tests_missing?: string[];
 	rollback_notes: string | null;
 	/** The latest decided human approval for the current revision, if any. */
 	human: { status: "approved" | "rejected"; override_policy: boolean } | null;

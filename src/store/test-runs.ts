@@ -30,13 +30,14 @@ export const testRunQueries = (c: Conn) => ({
 		) as TestRunRecord;
 	},
 
-	/** Whether a test run passed on this patch revision of the proposal (host-run, not reported). */
-	async passedOn(proposalId: string, patchRevision: number): Promise<TestRunRecord | undefined> {
-		return c.get<TestRunRecord>(
-			`SELECT ${COLUMNS} FROM test_runs WHERE proposal_id = ? AND patch_revision = ? AND status = 'passed'
-			 ORDER BY finished_at DESC LIMIT 1`,
-			proposalId,
-			patchRevision,
-		);
+	/** The commands that passed on this patch revision of the proposal. */
+	async passedCommands(proposalId: string, patchRevision: number): Promise<string[]> {
+		return c
+			.all<{ command: string }>(
+				"SELECT DISTINCT command FROM test_runs WHERE proposal_id = ? AND patch_revision = ? AND status = 'passed'",
+				proposalId,
+				patchRevision,
+			)
+			.map((r) => r.command);
 	},
 });

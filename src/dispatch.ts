@@ -1,6 +1,7 @@
 // call(tool, args, ctx): validate → switch → family → result | ToolError. Every transport comes
 // through here. A call's database work is one transaction; a mutation's idempotency key is checked
 // and stored inside that same transaction, beside the events it appends.
+import { withRepository } from "./apply/recover.ts";
 import type { CallContext } from "./context.ts";
 import { canonicalJson, sha256 } from "./domain/canonical.ts";
 import { nowIso } from "./domain/ids.ts";
@@ -10,6 +11,7 @@ import { familyArea, findTool, TOOLS, type Tool, type ToolName } from "./registr
 import { validateArgs } from "./registry/validate.ts";
 import type { Runtime } from "./runtime.ts";
 import type { Tx } from "./store/index.ts";
+import * as apply from "./tools/apply.ts";
 import * as governance from "./tools/governance.ts";
 import * as memory from "./tools/memory.ts";
 import * as proposals from "./tools/proposals.ts";
@@ -24,6 +26,13 @@ export interface Env {
 	rt: Runtime;
 	ctx: CallContext;
 	now: string;
+	/**
+	 * Set for a mutating direct handler. It calls `replay` once it holds whatever serializes it (a
+	 * retry with the same key gets the first result), and `remember` inside its final write
+	 * transaction, so the key is stored beside the events that result produced.
+	 */
+	replay?: () => Promise<object | undefined>;
+	remember?: (tx: Tx, result: object) => Promise<void>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: each handler declares its own Args<N>; the registry validated them.
@@ -37,11 +46,18 @@ export type DirectHandler = (args: AnyArgs, env: Env) => Promise<object>;
 export type Prepare<P> = (args: AnyArgs, env: Env) => Promise<P>;
 export type PreparedRun<P> = (tx: Tx, args: AnyArgs, env: Env, prepared: P) => Promise<object>;
 
-type Handler =
+type Handler = (
 	| { kind: "tx"; run: TxHandler }
 	| { kind: "direct"; run: DirectHandler }
 	| { kind: "prepared"; prepare: Prepare<unknown>; run: PreparedRun<unknown> }
-	| { kind: "unimplemented" };
+	| { kind: "unimplemented" }
+) & {
+	/**
+	 * Reads repository files (the prepare phase of a prepared handler) or the transaction table:
+	 * it does so holding the repository lock shared, after any interrupted apply was settled.
+	 */
+	readsRepo?: true;
+};
 
 const inTx = (run: TxHandler): Handler => ({ kind: "tx", run });
 const direct = (run: DirectHandler): Handler => ({ kind: "direct", run });
@@ -51,12 +67,13 @@ const prepared = <P>(prepare: Prepare<P>, run: PreparedRun<P>): Handler => ({
 	run: run as PreparedRun<unknown>,
 });
 const later: Handler = { kind: "unimplemented" };
+const readsRepo = (h: Handler): Handler => ({ ...h, readsRepo: true });
 
 /** The one switch. It lists every registry name; a tool whose family is not built yet is `later`. */
 export function route(name: ToolName): Handler {
 	switch (name) {
 		case "table.get_state":
-			return inTx(table.getState);
+			return readsRepo(inTx(table.getState));
 		case "table.watch":
 			return direct(table.watch);
 
@@ -75,18 +92,18 @@ export function route(name: ToolName): Handler {
 			return inTx(tasks.updateStatus);
 
 		case "repo.read_file":
-			return direct(repo.readFile);
+			return readsRepo(direct(repo.readFile));
 		case "repo.search":
-			return direct(repo.search);
+			return readsRepo(direct(repo.search));
 		case "repo.symbols":
-			return direct(repo.symbols);
+			return readsRepo(direct(repo.symbols));
 		case "repo.dependency_context":
-			return direct(repo.dependencies);
+			return readsRepo(direct(repo.dependencies));
 
 		case "resource.claim":
-			return prepared(resources.prepareClaim, resources.claim);
+			return readsRepo(prepared(resources.prepareClaim, resources.claim));
 		case "resource.claim_status":
-			return prepared(resources.prepareStatus, resources.claimStatus);
+			return readsRepo(prepared(resources.prepareStatus, resources.claimStatus));
 		case "resource.get":
 			return inTx(resources.get);
 		case "resource.release":
@@ -94,18 +111,18 @@ export function route(name: ToolName): Handler {
 		case "resource.search":
 			return inTx(resources.search);
 		case "resource.renew":
-			return prepared(resources.prepareRenew, resources.renew);
+			return readsRepo(prepared(resources.prepareRenew, resources.renew));
 
 		case "proposal.create":
-			return prepared(proposals.prepareCreate, proposals.create);
+			return readsRepo(prepared(proposals.prepareCreate, proposals.create));
 		case "proposal.attach_patch":
-			return prepared(proposals.prepareAttach, proposals.attachPatch);
+			return readsRepo(prepared(proposals.prepareAttach, proposals.attachPatch));
 		case "proposal.get":
 			return direct(proposals.get);
 		case "proposal.list":
 			return inTx(proposals.list);
 		case "proposal.request_review":
-			return prepared(proposals.prepareReview, proposals.requestReview);
+			return readsRepo(prepared(proposals.prepareReview, proposals.requestReview));
 		case "proposal.withdraw":
 			return inTx(proposals.withdraw);
 		case "vote.cast":
@@ -115,19 +132,20 @@ export function route(name: ToolName): Handler {
 		case "decision.record":
 			return inTx(proposals.recordDecision);
 		case "patch.validate":
-			return direct(validate.validate);
+			return readsRepo(direct(validate.validate));
 		case "patch.reject":
 			return inTx(proposals.reject);
 		case "patch.apply":
+			return direct(apply.apply);
 		case "patch.rollback":
-			return later;
+			return direct(apply.rollback);
 
 		case "human.request_approval":
 			return inTx(governance.requestApproval);
 		case "human.approval_status":
 			return inTx(governance.approvalStatus);
 		case "security.review":
-			return prepared(governance.prepareReview, governance.review);
+			return readsRepo(prepared(governance.prepareReview, governance.review));
 
 		case "test.suggest":
 		case "test.run":
@@ -170,6 +188,7 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 		const args = validateArgs(tool, rawArgs);
 		if (ctx.signal.aborted) throw new ToolError("cancelled", "the call was cancelled before it started");
 		const handler = route(tool.name);
+		const locked = <T>(fn: () => Promise<T>) => (handler.readsRepo ? withRepository(rt, "shared", fn) : fn());
 		switch (handler.kind) {
 			case "unimplemented":
 				throw new ToolError(
@@ -178,17 +197,72 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 					{ tool: tool.name, family: tool.family },
 				);
 			case "direct":
-				return await handler.run(args, { rt, ctx, now: nowIso() });
+				return tool.mutates
+					? await runDirectMutation(rt, tool, handler.run, args, ctx)
+					: await locked(() => handler.run(args, { rt, ctx, now: nowIso() }));
 			case "tx":
-				return await runInTransaction(rt, tool, handler.run, args, ctx);
+				return await locked(() => runInTransaction(rt, tool, handler.run, args, ctx));
 			case "prepared": {
-				const ready = await handler.prepare(args, { rt, ctx, now: nowIso() });
+				const ready = await locked(() => handler.prepare(args, { rt, ctx, now: nowIso() }));
 				return await runInTransaction(rt, tool, (tx, a, env) => handler.run(tx, a, env, ready), args, ctx);
 			}
 		}
 	} catch (err) {
 		throw asToolError(err);
 	}
+}
+
+interface Keyed {
+	key: string | undefined;
+	argsHash: string;
+}
+
+function keyOf(args: Record<string, unknown>): Keyed {
+	const key = args.idempotency_key as string | undefined;
+	const { idempotency_key: _, ...rest } = args;
+	return { key, argsHash: key === undefined ? "" : sha256(canonicalJson(rest)) };
+}
+
+/** The result a key already stored for this tool, or undefined; other arguments are a conflict. */
+async function replay(
+	tx: Tx,
+	tool: Tool,
+	{ key, argsHash }: Keyed,
+	now: string,
+): Promise<object | undefined> {
+	if (key === undefined) return undefined;
+	const first = await tx.idempotency.get(tool.name, key, now);
+	if (!first) return undefined;
+	if (first.args_hash !== argsHash) {
+		throw conflict(`idempotency key '${key}' was already used for ${tool.name} with other arguments`, {
+			idempotency_key: key,
+		});
+	}
+	return first.result as object;
+}
+
+async function store(rt: Runtime, tx: Tx, tool: Tool, { key, argsHash }: Keyed, result: object, now: string) {
+	if (key === undefined) return;
+	const expires = new Date(Date.parse(now) + rt.config.idempotency.ttl_hours * 3_600_000).toISOString();
+	await tx.idempotency.put(tool.name, key, argsHash, result, now, expires);
+}
+
+/** A mutation that works outside one transaction (patch.apply touches files between its reads and its write). */
+function runDirectMutation(
+	rt: Runtime,
+	tool: Tool,
+	run: DirectHandler,
+	args: Record<string, unknown>,
+	ctx: CallContext,
+) {
+	const keyed = keyOf(args);
+	return run(args, {
+		rt,
+		ctx,
+		now: nowIso(),
+		replay: () => rt.store.withTransaction("read", (tx) => replay(tx, tool, keyed, nowIso())),
+		remember: (tx, result) => store(rt, tx, tool, keyed, result, nowIso()),
+	});
 }
 
 async function runInTransaction(
@@ -201,27 +275,13 @@ async function runInTransaction(
 	if (!tool.mutates)
 		return rt.store.withTransaction("read", (tx) => run(tx, args, { rt, ctx, now: nowIso() }));
 
-	const key = args.idempotency_key as string | undefined;
-	const { idempotency_key: _, ...rest } = args;
-	const argsHash = key === undefined ? "" : sha256(canonicalJson(rest));
+	const keyed = keyOf(args);
 	return rt.store.withTransaction("write", async (tx) => {
 		const now = nowIso();
-		if (key !== undefined) {
-			const first = await tx.idempotency.get(tool.name, key, now);
-			if (first) {
-				if (first.args_hash !== argsHash) {
-					throw conflict(`idempotency key '${key}' was already used for ${tool.name} with other arguments`, {
-						idempotency_key: key,
-					});
-				}
-				return first.result as object;
-			}
-		}
+		const earlier = await replay(tx, tool, keyed, now);
+		if (earlier) return earlier;
 		const result = await run(tx, args, { rt, ctx, now });
-		if (key !== undefined) {
-			const expires = new Date(Date.parse(now) + rt.config.idempotency.ttl_hours * 3_600_000).toISOString();
-			await tx.idempotency.put(tool.name, key, argsHash, result, now, expires);
-		}
+		await store(rt, tx, tool, keyed, result, now);
 		return result;
 	});
 }

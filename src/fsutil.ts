@@ -2,7 +2,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-export function writeFileAtomic(path: string, content: string, mode = 0o644): void {
+export function writeFileAtomic(path: string, content: string | Uint8Array, mode = 0o644): void {
 	const temp = join(
 		dirname(path),
 		`.${Date.now()}-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`,
@@ -10,7 +10,9 @@ export function writeFileAtomic(path: string, content: string, mode = 0o644): vo
 	try {
 		const fd = openSync(temp, "wx", mode);
 		try {
-			writeSync(fd, content);
+			const bytes = typeof content === "string" ? Buffer.from(content) : content;
+			// writeSync may write less than asked: keep going until every byte is down.
+			for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 			fsyncSync(fd);
 		} finally {
 			closeSync(fd);

@@ -175,8 +175,8 @@ describe("mcp inspect", () => {
 			implemented: true,
 			mutates: true,
 		});
-		expect(list.find((t) => t.name === "patch.apply")).toEqual({
-			name: "patch.apply",
+		expect(list.find((t) => t.name === "test.run")).toEqual({
+			name: "test.run",
 			implemented: false,
 			mutates: true,
 		});

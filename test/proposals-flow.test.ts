@@ -2,7 +2,7 @@
 // review, vote, approve, validate. And the ways it must not pass: the author's own vote, repeated
 // votes, a stale claim, evidence about an older revision.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { allEvents, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
 
@@ -139,8 +139,49 @@ describe("reference §12: the happy path", () => {
 		expect(v).toMatchObject({ valid: true, approvable: true });
 		expect(f.gate(v, "apply_check").ok).toBe(true);
 
+		// Steps 9 and 10: apply changes the file; watch shows the transaction and its events.
+		await f.p.rt.store.withTransaction("write", (tx) =>
+			tx.runs.insert({ id: "RUN-1", goal: "ship", status: "active" }, new Date().toISOString()),
+		);
+		const applied = (await f.call("patch.apply", {
+			proposal_id: id,
+			run_id: "RUN-1",
+			transaction_id: "TX-1",
+		})) as {
+			proposal: { status: string };
+			transaction: { id: string; files: { path: string }[] };
+			released_claims: string[];
+		};
+		expect(applied.proposal.status).toBe("accepted");
+		expect(applied.transaction.id).toBe("TX-1");
+		expect(applied.transaction.files.map((x) => x.path)).toEqual(["README.md"]);
+		expect(applied.released_claims).toHaveLength(1);
+		expect(readFileSync(join(f.p.root, "README.md"), "utf8")).toBe("# Project\n\nHello, world.\n");
+		const watch = (await f.call("table.watch", { limit: 20 })) as {
+			transactions: { id: string }[];
+			events: { type: string }[];
+		};
+		expect(watch.transactions.map((t) => t.id)).toEqual(["TX-1"]);
+		expect(watch.events.map((e) => e.type)).toContain("patch.applied");
+
+		// And back.
+		const back = (await f.call("patch.rollback", { transaction_id: "TX-1" })) as {
+			proposal: { status: string };
+			rolled_back: { status: string };
+		};
+		expect(back.proposal.status).toBe("rolled_back");
+		expect(back.rolled_back.status).toBe("rolled_back");
+		expect(readFileSync(join(f.p.root, "README.md"), "utf8")).toBe("# Project\n\nHello.\n");
+
 		const types = (await allEvents(f.p)).map((e) => e.type);
-		for (const t of ["claim.created", "proposal.created", "proposal.review_requested", "vote.cast"])
+		for (const t of [
+			"claim.created",
+			"proposal.created",
+			"proposal.review_requested",
+			"vote.cast",
+			"patch.applied",
+			"patch.rolled_back",
+		])
 			expect(types).toContain(t);
 	});
 });

@@ -83,6 +83,8 @@ const BUILT = [
 	"vote.list",
 	"patch.validate",
 	"patch.reject",
+	"patch.apply",
+	"patch.rollback",
 	"human.request_approval",
 	"human.approval_status",
 	"security.review",

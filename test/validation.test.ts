@@ -377,8 +377,8 @@ describe("tools", () => {
 		expect(turn.code).toBe("unimplemented");
 		expect(turn.details).toMatchObject({ tool: "agent.turn_request" });
 
-		const rollback = await p.fail("patch.rollback", { transaction_id: "TX-1", expected_revision: 3 });
-		expect(rollback.code).toBe("unimplemented");
+		const result = await p.fail("test.get_result", { test_run_id: "TR-1" });
+		expect(result.code).toBe("unimplemented");
 
 		expect(await events(p)).toEqual(before);
 		// The key was not consumed either.

@@ -3,6 +3,7 @@
 // SIGINT/SIGTERM stops accepting, drains calls in flight (bounded), and cleans up after itself.
 import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
+import { recoverNow } from "../apply/recover.ts";
 import { syncAgents } from "../config/agents.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
@@ -60,6 +61,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		rt = openRuntime(root);
 		const { config } = rt;
 		await syncAgents(rt.store, config);
+		// Settle any apply a crash interrupted before serving anyone.
+		for (const s of await recoverNow(rt)) options.log(`recovered ${s.transaction_id}: ${s.outcome}`);
 		const socketPath = isAbsolute(config.mcp.socket_path)
 			? config.mcp.socket_path
 			: join(root, config.mcp.socket_path);

@@ -1,10 +1,12 @@
-// The owner lock: flock(2) on .roundtable/owner.lock, held for the owner's lifetime. The kernel
-// drops it when the process dies, however it dies, so a crashed owner never blocks the next one.
-// Bun has no flock API; bun:ffi reaches libc's.
+// Kernel file locks: flock(2), held as long as the descriptor is open and dropped by the kernel when
+// the process dies, however it dies, so a crashed holder never blocks anyone. Bun has no flock API;
+// bun:ffi reaches libc's. The owner lock is exclusive; the repository lock is shared by readers and
+// exclusive for an apply, a rollback or recovery.
 import { dlopen, FFIType } from "bun:ffi";
 import { closeSync, constants, lstatSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 
+const LOCK_SH = 1;
 const LOCK_EX = 2;
 const LOCK_NB = 4;
 
@@ -24,8 +26,9 @@ export interface HeldLock {
 	release(): void;
 }
 
-/** Takes the lock without waiting; throws LockHeldError when another process holds it. */
-export function acquireLock(path: string): HeldLock {
+export type LockMode = "shared" | "exclusive";
+
+function openLockFile(path: string): number {
 	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 	try {
 		if (!lstatSync(path).isFile()) throw new Error(`refusing non-regular lock path ${path}`);
@@ -33,10 +36,15 @@ export function acquireLock(path: string): HeldLock {
 		if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
 	}
 	// O_NOFOLLOW: a symlink planted at the lock path is refused, not followed.
-	const fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-	if (flock(fd, LOCK_EX | LOCK_NB) !== 0) {
+	return openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+}
+
+/** Takes the lock without waiting, or returns undefined when another holder's mode excludes ours. */
+export function tryLock(path: string, mode: LockMode = "exclusive"): HeldLock | undefined {
+	const fd = openLockFile(path);
+	if (flock(fd, (mode === "shared" ? LOCK_SH : LOCK_EX) | LOCK_NB) !== 0) {
 		closeSync(fd);
-		throw new LockHeldError(`${path} is held by another process`);
+		return undefined;
 	}
 	let held = true;
 	return {
@@ -46,4 +54,25 @@ export function acquireLock(path: string): HeldLock {
 			closeSync(fd); // closing the descriptor releases the lock
 		},
 	};
+}
+
+/** Takes the lock without waiting; throws LockHeldError when another process holds it. */
+export function acquireLock(path: string): HeldLock {
+	const lock = tryLock(path, "exclusive");
+	if (!lock) throw new LockHeldError(`${path} is held by another process`);
+	return lock;
+}
+
+/** Waits (polling, so the event loop stays free) until the lock is ours or `timeoutMs` ran out. */
+export async function waitForLock(
+	path: string,
+	mode: LockMode,
+	timeoutMs: number,
+): Promise<HeldLock | undefined> {
+	const deadline = Date.now() + timeoutMs;
+	for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+		const lock = tryLock(path, mode);
+		if (lock || Date.now() >= deadline) return lock;
+		await Bun.sleep(pause);
+	}
 }

@@ -1,7 +1,13 @@
 import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
 import { PROPOSAL_STATUSES, RISKS, VOTES } from "../domain/statuses.ts";
-import { decisionRecord, patchRevisionRecord, pendingRecord, proposalRecord, voteRecord } from "./records.ts";
+import {
+	decisionRecord,
+	patchRevisionRecord,
+	proposalRecord,
+	transactionRecord,
+	voteRecord,
+} from "./records.ts";
 import { tool } from "./types.ts";
 
 const proposalId = type({ proposal_id: callerId });
@@ -226,9 +232,25 @@ export const proposalTools = [
 		name: "patch.apply",
 		family: "proposals",
 		title: "Apply a patch",
-		description: "Apply an approved proposal to the repository as one recorded, reversible transaction.",
-		args: proposalId,
-		output: pendingRecord,
+		description:
+			"Apply a pending or in-review proposal whose every policy gate passes, as one recorded, reversible transaction: under the repository lock the patch is checked with `git apply` on a scratch copy, journaled, written, then recorded. All or nothing, even across a crash. The proposal becomes `accepted` and the author's claims on the touched resources are released.",
+		args: type({
+			proposal_id: callerId,
+			"run_id?": callerId,
+			"applied_by?": callerId,
+			"transaction_id?": callerId,
+		}),
+		argDocs: {
+			run_id: "The run to record it under (default: the proposal's run).",
+			applied_by: "Who applies it (default: the caller).",
+			transaction_id: "Choose the transaction id (default: a new TX- id).",
+		},
+		output: type({
+			proposal: proposalRecord,
+			transaction: transactionRecord,
+			policy: evaluationRecord,
+			released_claims: "string[]",
+		}),
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -255,9 +277,18 @@ export const proposalTools = [
 		name: "patch.rollback",
 		family: "proposals",
 		title: "Roll back a transaction",
-		description: "Restore the files an applied transaction changed (bytes and modes), gated like apply.",
-		args: type({ transaction_id: callerId, "reason_md?": nonBlank }),
-		output: pendingRecord,
+		description:
+			"Restore every file an applied transaction changed to its bytes and mode before it, as a transaction of its own under the same lock and journal as apply. Refused when a later transaction touched the same files, or when the files changed since the apply, unless `force`. The proposal becomes `rolled_back`. Operator only.",
+		args: type({ transaction_id: callerId, "force?": "boolean", "reason_md?": nonBlank }),
+		argDocs: {
+			force: "Restore even if the files changed since the apply (later edits are lost).",
+			reason_md: "Why, recorded on the rollback and the proposal.",
+		},
+		output: type({
+			transaction: transactionRecord,
+			rolled_back: transactionRecord,
+			proposal: proposalRecord,
+		}),
 		mutates: true,
 		updates: true,
 		destructive: true,

@@ -240,6 +240,28 @@ export const testRunRecord = type({
 	updated_at: timestamp,
 });
 
+const fileState = type({ kind: "'file' | 'symlink'", mode: "number.integer >= 0", sha256: "string" });
+
+export const transactionRecord = type({
+	id: "string",
+	kind: "'apply' | 'rollback'",
+	proposal_id: "string",
+	run_id: "string | null",
+	patch_revision: "number.integer >= 1",
+	patch_sha256: "string",
+	status: "'applied' | 'rolled_back'",
+	/** For a rollback: the transaction it undid. */
+	rolls_back: "string | null",
+	applied_by: "string",
+	applied_at: timestamp,
+	reason_md: "string | null",
+	/** Every touched path, before and after (null: absent). */
+	files: type({ path: "string", before: fileState.or("null"), after: fileState.or("null") }).array(),
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
 /** A record whose family has not been built yet: its issue gives it a real schema. */
 export const pendingRecord = type("Record<string, unknown>");
 
@@ -257,3 +279,5 @@ export type VoteRecord = typeof voteRecord.infer;
 export type ApprovalRecord = typeof approvalRecord.infer;
 export type SecurityReviewRecord = typeof securityReviewRecord.infer;
 export type TestRunRecord = typeof testRunRecord.infer;
+export type TransactionRecord = typeof transactionRecord.infer;
+export type FileState = typeof fileState.infer;

@@ -6,11 +6,11 @@ import {
 	claimRecord,
 	eventRecord,
 	memoryRecord,
-	pendingRecord,
 	proposalRecord,
 	runRecord,
 	securityReviewRecord,
 	taskRecord,
+	transactionRecord,
 } from "./records.ts";
 import { tool } from "./types.ts";
 
@@ -28,7 +28,7 @@ export const tableTools = [
 			tasks: taskRecord.array(),
 			claims: claimRecord.array(),
 			proposals: proposalRecord.array(),
-			transactions: pendingRecord.array(),
+			transactions: transactionRecord.array(),
 			human_approvals: approvalRecord.array(),
 			security_reviews: securityReviewRecord.array(),
 			memory: memoryRecord.array(),
@@ -60,7 +60,7 @@ export const tableTools = [
 			events: eventRecord.array(),
 			next_after_event_id: nonNegativeInt,
 			has_more_events: "boolean",
-			transactions: pendingRecord.array(),
+			transactions: transactionRecord.array(),
 			blocked_tasks: taskRecord.array(),
 			pending_proposals: proposalRecord.array(),
 			required_approvals: approvalRecord.array(),

@@ -15,6 +15,7 @@ import { reviewQueries } from "./reviews.ts";
 import { runQueries } from "./runs.ts";
 import { taskQueries } from "./tasks.ts";
 import { testRunQueries } from "./test-runs.ts";
+import { transactionQueries } from "./transactions.ts";
 import { voteQueries } from "./votes.ts";
 
 const makeTx = (c: Conn) => ({
@@ -31,6 +32,7 @@ const makeTx = (c: Conn) => ({
 	approvals: approvalQueries(c),
 	reviews: reviewQueries(c),
 	testRuns: testRunQueries(c),
+	transactions: transactionQueries(c),
 	idempotency: idempotencyQueries(c),
 });
 

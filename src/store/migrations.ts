@@ -316,4 +316,31 @@ CREATE TABLE test_runs (
 CREATE INDEX test_runs_by_proposal ON test_runs (proposal_id, patch_revision);
 `,
 	},
+	{
+		version: 4,
+		name: "transactions (applies and rollbacks)",
+		sql: `
+-- One row per change to the repository: an apply of a proposal's patch revision, or the rollback of
+-- one. files holds every touched path's before and after state (kind, mode, sha256); the bytes
+-- themselves are kept content-addressed under .roundtable/journal/blobs/.
+CREATE TABLE transactions (
+	id TEXT PRIMARY KEY,
+	kind TEXT NOT NULL CHECK (kind IN ('apply', 'rollback')),
+	proposal_id TEXT NOT NULL REFERENCES proposals (id),
+	run_id TEXT REFERENCES runs (id),
+	patch_revision INTEGER NOT NULL,
+	patch_sha256 TEXT NOT NULL,
+	status TEXT NOT NULL CHECK (status IN ('applied', 'rolled_back')),
+	rolls_back TEXT REFERENCES transactions (id),
+	applied_by TEXT NOT NULL,
+	applied_at TEXT NOT NULL,
+	reason_md TEXT,
+	files TEXT NOT NULL,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX transactions_by_proposal ON transactions (proposal_id);
+`,
+	},
 ];

@@ -8,9 +8,6 @@ import { agentRecordOf } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 import { requireRun } from "./common.ts";
 
-// Collections whose families are not built yet are empty; their issues fill them in.
-const none = (): never[] => [];
-
 export async function getState(tx: Tx, _a: Args<"table.get_state">, env: Env) {
 	return {
 		runs: await tx.runs.list(),
@@ -19,7 +16,7 @@ export async function getState(tx: Tx, _a: Args<"table.get_state">, env: Env) {
 		// Live claims (active or suspended): the table as it stands, not its history.
 		claims: await tx.claims.live(env.now),
 		proposals: await tx.proposals.all(),
-		transactions: none(),
+		transactions: await tx.transactions.all(),
 		human_approvals: await tx.approvals.list({}),
 		security_reviews: await tx.reviews.all(),
 		memory: await tx.memory.list(),
@@ -70,7 +67,8 @@ async function watchView(tx: Tx, a: Args<"table.watch">, now: string) {
 		events,
 		next_after_event_id: next,
 		has_more_events: hasMore,
-		transactions: none(),
+		// The seed's: the newest `limit` transactions, not run-filtered.
+		transactions: await tx.transactions.tail(limit),
 		blocked_tasks: await tx.tasks.withStatus("blocked"),
 		pending_proposals: await tx.proposals.withStatuses(["pending", "in_review"]),
 		required_approvals: await tx.approvals.list({ status: "requested" }),

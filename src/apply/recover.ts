@@ -1,0 +1,90 @@
+// The repository lock and recovery. Readers of repository files share the lock; an apply, a
+// rollback and recovery hold it alone. Before anyone reads, any journal a dead process left pending
+// is settled: if the database recorded its transaction, the files were all written before that
+// commit, so it is marked done; if not, every touched path is put back to its before-state. Either
+// way the files and the database agree again.
+import { join } from "node:path";
+import { nowIso } from "../domain/ids.ts";
+import { ToolError } from "../errors.ts";
+import { type HeldLock, type LockMode, waitForLock } from "../owner/lock.ts";
+import type { Runtime } from "../runtime.ts";
+import { hasPendingJournal, type Journal, pendingJournals, settleJournal } from "./journal.ts";
+import { restore } from "./state.ts";
+
+export const REPO_LOCK_PATH = ".roundtable/repo.lock";
+const LOCK_WAIT_MS = 60_000;
+
+async function lock(rt: Runtime, mode: LockMode): Promise<HeldLock> {
+	const held = await waitForLock(join(rt.root, REPO_LOCK_PATH), mode, LOCK_WAIT_MS);
+	if (!held) {
+		throw new ToolError(
+			"deadline_exceeded",
+			`the repository stayed locked by an apply or rollback for ${LOCK_WAIT_MS / 1000} s`,
+		);
+	}
+	return held;
+}
+
+function undo(root: string, j: Journal): void {
+	for (const entry of [...j.entries].reverse()) restore(root, entry.path, entry.before);
+}
+
+/** Settles every pending journal. The caller holds the repository lock exclusively. */
+export async function recover(
+	rt: Runtime,
+): Promise<{ transaction_id: string; outcome: "done" | "undone" }[]> {
+	const settled: { transaction_id: string; outcome: "done" | "undone" }[] = [];
+	for (const j of pendingJournals(rt.root)) {
+		const recorded = await rt.store.withTransaction("read", (tx) => tx.transactions.get(j.transaction_id));
+		const outcome = recorded ? "done" : "undone";
+		if (!recorded) undo(rt.root, j);
+		await rt.store.withTransaction("write", async (tx) => {
+			await tx.events.append(
+				{
+					type: "patch.recovered",
+					actor_id: "system",
+					payload: {
+						transaction_id: j.transaction_id,
+						kind: j.kind,
+						proposal_id: j.proposal_id,
+						outcome,
+						paths: j.entries.map((e) => e.path),
+					},
+				},
+				nowIso(),
+			);
+		});
+		settleJournal(rt.root, j.transaction_id, outcome);
+		settled.push({ transaction_id: j.transaction_id, outcome });
+	}
+	return settled;
+}
+
+/** Takes the repository lock alone and settles every pending journal (the owner does so at start). */
+export async function recoverNow(rt: Runtime) {
+	const held = await lock(rt, "exclusive");
+	try {
+		return await recover(rt);
+	} finally {
+		held.release();
+	}
+}
+
+/**
+ * Runs `fn` holding the repository lock in `mode`, after settling any journal a dead process left.
+ * Shared holders only read; an exclusive holder may write the repository.
+ */
+export async function withRepository<T>(rt: Runtime, mode: LockMode, fn: () => Promise<T>): Promise<T> {
+	for (;;) {
+		const held = await lock(rt, mode);
+		try {
+			if (mode === "exclusive") await recover(rt);
+			// A shared holder cannot recover; a journal still pending under its lock was left by an
+			// apply that died, so settle it alone and come back.
+			if (mode === "exclusive" || !hasPendingJournal(rt.root)) return await fn();
+		} finally {
+			held.release();
+		}
+		await recoverNow(rt);
+	}
+}

@@ -1,0 +1,396 @@
+// patch.apply and patch.rollback: each a transaction over the repository that cannot be left half
+// done. Holding the repository lock alone, it works out every touched path's before and after
+// state (git apply in a scratch copy, so a patch that no longer applies changes nothing), writes
+// the journal, writes the files, and only then records the transaction in the database. A crash at
+// any point is settled by recovery (src/apply/recover.ts): wholly before, or wholly after.
+import {
+	chmodSync,
+	copyFileSync,
+	mkdirSync,
+	mkdtempSync,
+	readlinkSync,
+	rmSync,
+	symlinkSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { type JournalEntry, settleJournal, writeJournal } from "../apply/journal.ts";
+import { withRepository } from "../apply/recover.ts";
+import { capture, currentState, JOURNAL_DIR, restore, sameState } from "../apply/state.ts";
+import { actorId } from "../context.ts";
+import type { Env } from "../dispatch.ts";
+import { overlaps, type Scope } from "../domain/claims.ts";
+import { mintId } from "../domain/ids.ts";
+import { touchedPaths } from "../domain/patch.ts";
+import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
+import { patchPath } from "../patches.ts";
+import type { Args } from "../registry/index.ts";
+import type { TransactionRecord } from "../registry/records.ts";
+import { RepoGuard } from "../repo/guard.ts";
+import type { Runtime } from "../runtime.ts";
+import type { Tx } from "../store/index.ts";
+import { requireRun } from "./common.ts";
+import { checkProposal, gatherEvidence, policyOf } from "./validate.ts";
+
+/** Test-only: `ROUNDTABLE_TEST_CRASH_AT=<step>` kills this process at that step (see the apply tests). */
+function crashPoint(step: string): void {
+	if (process.env.ROUNDTABLE_TEST_CRASH_AT === step) process.kill(process.pid, "SIGKILL");
+}
+
+interface Change {
+	entries: JournalEntry[];
+}
+
+/** Before and after states of every touched path: the patch applied to a scratch copy of them. */
+async function workOut(root: string, patchFile: string, strip: number, paths: string[]): Promise<Change> {
+	const guard = new RepoGuard(root);
+	mkdirSync(join(root, JOURNAL_DIR), { recursive: true, mode: 0o700 });
+	const scratch = mkdtempSync(join(root, JOURNAL_DIR, "scratch-"));
+	try {
+		const entries: JournalEntry[] = [];
+		for (const path of paths) {
+			guard.relative(path, "patch"); // inside the repository, never .git/ or .roundtable/
+			const before = capture(root, root, path);
+			if (before) {
+				const from = join(root, path);
+				const to = join(scratch, path);
+				mkdirSync(dirname(to), { recursive: true });
+				if (before.kind === "symlink") symlinkSync(readlinkSync(from), to);
+				else {
+					copyFileSync(from, to);
+					chmodSync(to, before.mode);
+				}
+			}
+			entries.push({ path, before, after: null });
+		}
+		// GIT_CEILING_DIRECTORIES: git must not find the repository above the scratch copy.
+		const proc = Bun.spawn(["git", "apply", "--recount", `-p${strip}`, patchFile], {
+			cwd: scratch,
+			stdin: "ignore",
+			stdout: "ignore",
+			stderr: "pipe",
+			env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(scratch) },
+		});
+		const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+		if (code !== 0) {
+			throw failedPrecondition(
+				`the patch no longer applies: ${stderr.trim().split("\n").slice(0, 3).join("; ")}`,
+			);
+		}
+		for (const e of entries) e.after = capture(root, scratch, e.path);
+		return { entries };
+	} finally {
+		rmSync(scratch, { recursive: true, force: true });
+	}
+}
+
+function writeAfter(root: string, change: Change): void {
+	change.entries.forEach((e, k) => {
+		restore(root, e.path, e.after);
+		crashPoint(`after_file:${k + 1}`);
+	});
+}
+
+function undoWrites(root: string, change: Change): void {
+	for (const e of [...change.entries].reverse()) restore(root, e.path, e.before);
+}
+
+/**
+ * Journal, files, then the database. If the database commit fails (something changed meanwhile),
+ * the files are put back before the error goes out.
+ */
+async function transact<T>(
+	rt: Runtime,
+	tx: { id: string; kind: "apply" | "rollback"; proposal_id: string },
+	change: Change,
+	commit: () => Promise<T>,
+): Promise<T> {
+	crashPoint("before_journal");
+	writeJournal(rt.root, {
+		version: 1,
+		transaction_id: tx.id,
+		kind: tx.kind,
+		proposal_id: tx.proposal_id,
+		entries: change.entries,
+		created_at: new Date().toISOString(),
+	});
+	crashPoint("after_journal");
+	let result: T;
+	try {
+		writeAfter(rt.root, change);
+		crashPoint("after_files");
+		result = await commit();
+	} catch (err) {
+		undoWrites(rt.root, change);
+		settleJournal(rt.root, tx.id, "undone");
+		throw err;
+	}
+	crashPoint("after_commit");
+	settleJournal(rt.root, tx.id, "done");
+	return result;
+}
+
+async function releaseCovering(
+	tx: Tx,
+	env: Env,
+	proposal: { id: string; agent_id: string },
+	transactionId: string,
+	now: string,
+) {
+	const affected = await tx.proposals.resources(proposal.id);
+	const scopes: Scope[] = [];
+	for (const id of affected) {
+		const r = await tx.resources.get(id);
+		if (r)
+			scopes.push({
+				resource_id: r.id,
+				resource_type: r.type,
+				path: r.path,
+				symbol: r.symbol,
+				start_line: r.start_line,
+				end_line: r.end_line,
+			});
+	}
+	const live = await tx.claims.list(
+		{ agent_id: proposal.agent_id, status: "active" },
+		undefined,
+		10_000,
+		now,
+	);
+	const released: string[] = [];
+	for (const c of live.filter((c) => scopes.some((s) => overlaps(c, s)))) {
+		await tx.claims.setStatus(c.id, "released", `applied in ${transactionId}`, now);
+		await tx.events.append(
+			{
+				type: "claim.released",
+				actor_id: actorId(env.ctx),
+				run_id: c.run_id,
+				task_id: c.task_id,
+				payload: {
+					claim_id: c.id,
+					resource_id: c.resource_id,
+					agent_id: c.agent_id,
+					reason: `applied in ${transactionId}`,
+					forced: false,
+				},
+			},
+			now,
+		);
+		released.push(c.id);
+	}
+	return released;
+}
+
+export function apply(a: Args<"patch.apply">, env: Env) {
+	const { rt } = env;
+	return withRepository(rt, "exclusive", async () => {
+		const earlier = await env.replay?.();
+		if (earlier) return earlier;
+		const e = await rt.store.withTransaction("read", async (tx) => {
+			if (a.transaction_id !== undefined && (await tx.transactions.get(a.transaction_id))) {
+				throw new ToolError("already_exists", `transaction ${a.transaction_id} already exists`, {
+					transaction_id: a.transaction_id,
+				});
+			}
+			if (a.run_id !== undefined) await requireRun(tx, a.run_id);
+			return gatherEvidence(tx, a.proposal_id, new Date().toISOString());
+		});
+		const p = e.proposal;
+		if (p.status !== "pending" && p.status !== "in_review") {
+			throw failedPrecondition(
+				`proposal ${p.id} is ${p.status}: only a pending or in-review proposal can be applied`,
+				{
+					proposal_id: p.id,
+					status: p.status,
+				},
+			);
+		}
+		const report = await checkProposal(rt.root, e, policyOf(rt.root));
+		const failing = report.gates.filter((g) => !g.ok);
+		if (failing.length > 0 || !report.parsed) {
+			throw failedPrecondition(
+				`proposal ${p.id} cannot be applied: ${failing[0]?.reason ?? "its patch did not parse"}`,
+				{
+					proposal_id: p.id,
+					gates: failing,
+				},
+			);
+		}
+		const change = await workOut(
+			rt.root,
+			patchPath(rt.root, e.patch.sha256),
+			report.parsed.strip,
+			touchedPaths(report.parsed),
+		);
+		const id = a.transaction_id ?? mintId("transaction");
+		return transact(rt, { id, kind: "apply", proposal_id: p.id }, change, () =>
+			rt.store.withTransaction("write", async (tx) => {
+				const now = new Date().toISOString();
+				const fresh = await tx.proposals.get(p.id);
+				if (
+					fresh?.patch_revision !== p.patch_revision ||
+					(fresh.status !== "pending" && fresh.status !== "in_review")
+				) {
+					throw conflict(`proposal ${p.id} changed while it was being applied; nothing was applied`, {
+						proposal_id: p.id,
+					});
+				}
+				const transaction = await tx.transactions.insert(
+					{
+						id,
+						kind: "apply",
+						proposal_id: p.id,
+						run_id: a.run_id ?? p.run_id,
+						patch_revision: p.patch_revision,
+						patch_sha256: e.patch.sha256,
+						rolls_back: null,
+						applied_by: a.applied_by ?? actorId(env.ctx),
+						applied_at: now,
+						reason_md: null,
+						files: change.entries,
+					},
+					now,
+				);
+				const proposal = await tx.proposals.setStatus(p.id, "accepted", `applied in ${id}`, now);
+				const released = await releaseCovering(tx, env, p, id, now);
+				await tx.events.append(
+					{
+						type: "patch.applied",
+						actor_id: transaction.applied_by,
+						run_id: transaction.run_id,
+						task_id: p.task_id,
+						payload: {
+							transaction_id: id,
+							proposal_id: p.id,
+							patch_revision: p.patch_revision,
+							files: change.entries.map((f) => f.path),
+							released_claims: released,
+						},
+					},
+					now,
+				);
+				const result = { proposal, transaction, policy: report.policy, released_claims: released };
+				await env.remember?.(tx, result);
+				return result;
+			}),
+		);
+	});
+}
+
+async function requireTransaction(tx: Tx, id: string): Promise<TransactionRecord> {
+	const t = await tx.transactions.get(id);
+	if (!t) throw notFound(`transaction ${id} not found`, { transaction_id: id });
+	return t;
+}
+
+export function rollback(a: Args<"patch.rollback">, env: Env) {
+	const { rt } = env;
+	if (env.ctx.principal.kind !== "operator") {
+		throw new ToolError("permission_denied", "only the operator rolls back a transaction");
+	}
+	return withRepository(rt, "exclusive", async () => {
+		const earlier = await env.replay?.();
+		if (earlier) return earlier;
+		const { t, later } = await rt.store.withTransaction("read", async (tx) => {
+			const t = await requireTransaction(tx, a.transaction_id);
+			return {
+				t,
+				later: await tx.transactions.laterTouching(
+					t.id,
+					t.files.map((f) => f.path),
+				),
+			};
+		});
+		if (t.kind !== "apply" || t.status !== "applied") {
+			throw failedPrecondition(
+				`transaction ${t.id} is ${t.kind === "rollback" ? "a rollback" : t.status}; only an applied one can be rolled back`,
+				{
+					transaction_id: t.id,
+					status: t.status,
+				},
+			);
+		}
+		if (!a.force) {
+			if (later.length > 0) {
+				throw failedPrecondition(
+					`later transactions changed the same files: roll back ${later.map((l) => l.id).join(", ")} first`,
+					{
+						transaction_id: t.id,
+						later: later.map((l) => l.id),
+					},
+				);
+			}
+			const changed = t.files
+				.filter((f) => !sameState(currentState(rt.root, f.path), f.after))
+				.map((f) => f.path);
+			if (changed.length > 0) {
+				throw failedPrecondition(
+					`files changed since ${t.id} was applied: ${changed.join(", ")} (force: true restores them anyway)`,
+					{
+						transaction_id: t.id,
+						changed,
+					},
+				);
+			}
+		}
+		const entries = t.files.map((f) => ({
+			path: f.path,
+			before: capture(rt.root, rt.root, f.path),
+			after: f.before,
+		}));
+		const change = { entries };
+		const id = mintId("transaction");
+		return transact(rt, { id, kind: "rollback", proposal_id: t.proposal_id }, change, () =>
+			rt.store.withTransaction("write", async (tx) => {
+				const now = new Date().toISOString();
+				const still = await requireTransaction(tx, t.id);
+				if (still.status !== "applied")
+					throw conflict(`transaction ${t.id} changed meanwhile; nothing was rolled back`, {
+						transaction_id: t.id,
+					});
+				const transaction = await tx.transactions.insert(
+					{
+						id,
+						kind: "rollback",
+						proposal_id: t.proposal_id,
+						run_id: t.run_id,
+						patch_revision: t.patch_revision,
+						patch_sha256: t.patch_sha256,
+						rolls_back: t.id,
+						applied_by: actorId(env.ctx),
+						applied_at: now,
+						reason_md: a.reason_md ?? null,
+						files: entries,
+					},
+					now,
+				);
+				const rolledBack = await tx.transactions.markRolledBack(t.id, now);
+				const proposal = await tx.proposals.setStatus(
+					t.proposal_id,
+					"rolled_back",
+					a.reason_md ?? `rolled back in ${id}`,
+					now,
+				);
+				await tx.events.append(
+					{
+						type: "patch.rolled_back",
+						actor_id: transaction.applied_by,
+						run_id: t.run_id,
+						task_id: proposal.task_id,
+						payload: {
+							transaction_id: id,
+							rolls_back: t.id,
+							proposal_id: t.proposal_id,
+							files: entries.map((f) => f.path),
+							forced: a.force ?? false,
+							reason_md: a.reason_md ?? null,
+						},
+					},
+					now,
+				);
+				const result = { transaction, rolled_back: rolledBack, proposal };
+				await env.remember?.(tx, result);
+				return result;
+			}),
+		);
+	});
+}

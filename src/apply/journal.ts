@@ -1,7 +1,7 @@
 // The apply journal: written (atomically, with every before-state's bytes already stored as blobs)
-// before a single repository file is touched, and marked done once the database has recorded the
+// before a single repository file is touched, and removed once the database has recorded the
 // transaction. A journal still pending means a process died in between; recovery settles it.
-import { readdirSync, readFileSync, renameSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fsutil.ts";
 import type { FileState } from "../registry/records.ts";
@@ -30,9 +30,12 @@ export function writeJournal(root: string, journal: Journal): void {
 	writeFileAtomic(pendingPath(root, journal.transaction_id), `${JSON.stringify(journal, null, 1)}\n`, 0o600);
 }
 
-/** Marks a journal settled: `done` (the transaction is recorded) or `undone` (its files were restored). */
-export function settleJournal(root: string, tx: string, outcome: "done" | "undone"): void {
-	renameSync(pendingPath(root, tx), join(root, JOURNAL_DIR, `${tx}.${outcome}.json`));
+/**
+ * Settles a journal once the transaction is recorded or its files were restored, by removing it: the database and the `patch.recovered` event keep the record, and the directory
+ * stays as small as the number of applies in flight.
+ */
+export function settleJournal(root: string, tx: string): void {
+	rmSync(pendingPath(root, tx), { force: true });
 }
 
 export function pendingJournals(root: string): Journal[] {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { nowIso } from "../domain/ids.ts";
 import { ToolError } from "../errors.ts";
 import { type HeldLock, type LockMode, waitForLock } from "../owner/lock.ts";
+import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import { hasPendingJournal, type Journal, pendingJournals, settleJournal } from "./journal.ts";
 import { restore } from "./state.ts";
@@ -25,8 +26,20 @@ async function lock(rt: Runtime, mode: LockMode): Promise<HeldLock> {
 	return held;
 }
 
-function undo(root: string, j: Journal): void {
-	for (const entry of [...j.entries].reverse()) restore(root, entry.path, entry.before);
+/** Restores every path to its before-state; returns those it refused to touch (see RepoGuard.entry). */
+function undo(root: string, j: Journal): string[] {
+	const guard = new RepoGuard(root);
+	const refused: string[] = [];
+	for (const entry of [...j.entries].reverse()) {
+		try {
+			guard.entry(entry.path);
+		} catch {
+			refused.push(entry.path);
+			continue;
+		}
+		restore(root, entry.path, entry.before);
+	}
+	return refused;
 }
 
 /** Settles every pending journal. The caller holds the repository lock exclusively. */
@@ -37,7 +50,7 @@ export async function recover(
 	for (const j of pendingJournals(rt.root)) {
 		const recorded = await rt.store.withTransaction("read", (tx) => tx.transactions.get(j.transaction_id));
 		const outcome = recorded ? "done" : "undone";
-		if (!recorded) undo(rt.root, j);
+		const refused = recorded ? [] : undo(rt.root, j);
 		await rt.store.withTransaction("write", async (tx) => {
 			await tx.events.append(
 				{
@@ -49,12 +62,13 @@ export async function recover(
 						proposal_id: j.proposal_id,
 						outcome,
 						paths: j.entries.map((e) => e.path),
+						refused,
 					},
 				},
 				nowIso(),
 			);
 		});
-		settleJournal(rt.root, j.transaction_id, outcome);
+		settleJournal(rt.root, j.transaction_id);
 		settled.push({ transaction_id: j.transaction_id, outcome });
 	}
 	return settled;

@@ -110,6 +110,18 @@ export class RepoGuard {
 		}
 	}
 
+	/**
+	 * A path to write or remove as it is (a file, or a symlink itself, never followed): lexically
+	 * inside, and its directory really inside. A patch may retarget a symlink that points anywhere,
+	 * but never write through a directory that leads out.
+	 */
+	entry(input: string, field = "path"): RepoRel {
+		const { lexical } = this.candidate(input, field);
+		if (lexical === undefined || lexical === "") throw outside(input);
+		if (dirname(lexical) !== ".") this.relative(dirname(lexical), field);
+		return lexical;
+	}
+
 	/** A caller's path, resolved through its symlinks, as a real location inside the root. */
 	resolve(input: string, field = "path"): { abs: string; rel: RepoRel } {
 		const { candidate } = this.candidate(input, field);

@@ -3,15 +3,7 @@
 // state (git apply in a scratch copy, so a patch that no longer applies changes nothing), writes
 // the journal, writes the files, and only then records the transaction in the database. A crash at
 // any point is settled by recovery (src/apply/recover.ts): wholly before, or wholly after.
-import {
-	chmodSync,
-	copyFileSync,
-	mkdirSync,
-	mkdtempSync,
-	readlinkSync,
-	rmSync,
-	symlinkSync,
-} from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type JournalEntry, settleJournal, writeJournal } from "../apply/journal.ts";
 import { withRepository } from "../apply/recover.ts";
@@ -48,7 +40,7 @@ async function workOut(root: string, patchFile: string, strip: number, paths: st
 	try {
 		const entries: JournalEntry[] = [];
 		for (const path of paths) {
-			guard.relative(path, "patch"); // inside the repository, never .git/ or .roundtable/
+			guard.entry(path, "patch"); // inside the repository, never .git/ or .roundtable/
 			const before = capture(root, root, path);
 			if (before) {
 				const from = join(root, path);
@@ -121,11 +113,11 @@ async function transact<T>(
 		result = await commit();
 	} catch (err) {
 		undoWrites(rt.root, change);
-		settleJournal(rt.root, tx.id, "undone");
+		settleJournal(rt.root, tx.id);
 		throw err;
 	}
 	crashPoint("after_commit");
-	settleJournal(rt.root, tx.id, "done");
+	settleJournal(rt.root, tx.id);
 	return result;
 }
 
@@ -309,6 +301,9 @@ export function rollback(a: Args<"patch.rollback">, env: Env) {
 				},
 			);
 		}
+		// The repository may have changed shape since: never follow a directory that now leads out.
+		const guard = new RepoGuard(rt.root);
+		for (const f of t.files) guard.entry(f.path);
 		if (!a.force) {
 			if (later.length > 0) {
 				throw failedPrecondition(

@@ -1,5 +1,6 @@
 // patch.validate, and the evidence every gate reads: what the patch is, who voted on its current
-// revision, which test run, approval and review count. Apply (its own issue) checks the same gates.
+// revision, which test run, approval and review count. patch.apply checks the same gates.
+import { dirname } from "node:path";
 import type { Env } from "../dispatch.ts";
 import { isPathType, type Scope } from "../domain/claims.ts";
 import { covers, scopeOfId, uncovered, uncoveredChange } from "../domain/coverage.ts";
@@ -151,7 +152,9 @@ export async function applyCheck(root: string, patchFile: string, strip: number)
 		stdin: "ignore",
 		stdout: "ignore",
 		stderr: "pipe",
-		env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+		// The ceiling keeps git from finding a repository above the project (a monorepo package),
+		// where it would read the patch's paths from that repository's top and skip them all.
+		env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_CEILING_DIRECTORIES: dirname(root) },
 	});
 	const timer = setTimeout(() => proc.kill(), 30_000);
 	const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);

@@ -38,7 +38,7 @@ import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { initProject } from "../src/init/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
-import { REPO, tempDir } from "./helpers.ts";
+import { MAIN, REPO, tempDir } from "./helpers.ts";
 
 const CHILD = join(REPO, "test/fixtures-scripts/apply-once.ts");
 const TX = "TX-CRASH";
@@ -429,6 +429,24 @@ describe("patch.apply killed by SIGKILL at every step: after recovery, wholly be
 		await expectRecovered(rt, f.proposal, journal, "undone");
 		await expectRetrySucceeds(rt, f);
 		rt.close();
+	});
+
+	test("the owner settles the journal at start, before it serves anyone", async () => {
+		const f = await fixture();
+		expectKilled(await runChild(f.root, "patch.apply", applyArgs(f), "after_file:2"));
+		const owner = Bun.spawn([process.execPath, MAIN, "mcp", "serve", "--root", f.root], {
+			stdin: "ignore",
+			stdout: "pipe",
+			stderr: "pipe",
+		});
+		const reader = owner.stdout.getReader();
+		const first = await reader.read(); // the ready line comes after recovery
+		expect(new TextDecoder().decode(first.value)).toStartWith("roundtable ready:");
+		expectTree(f.root, f.before);
+		expect(pendingJournals(f.root)).toEqual([]);
+		owner.kill("SIGTERM");
+		expect(await owner.exited).toBe(0);
+		expect(await new Response(owner.stderr).text()).toContain(`recovered ${TX}: undone`);
 	});
 
 	test("recovery never writes through a directory swapped for a symlink that leads out", async () => {

@@ -3,7 +3,9 @@
 export type Principal =
 	| { kind: "operator" }
 	// Capability tokens (later) resolve to an agent principal.
-	| { kind: "agent"; agent_id: string; role: string; session_id: string };
+	| { kind: "agent"; agent_id: string; role: string; session_id: string }
+	// The Chair loop acting on its own: it may do what the loop needs, never what only a human may.
+	| { kind: "chair"; agent_id: string };
 
 export type Transport = "cli" | "http" | "stdio" | "socket" | "internal";
 
@@ -28,4 +30,14 @@ export function operatorContext(transport: Transport = "cli", signal?: AbortSign
 
 /** The id that events record as the actor of a call made without an agent identity. */
 export const actorId = (ctx: CallContext): string =>
-	ctx.principal.kind === "agent" ? ctx.principal.agent_id : "operator";
+	ctx.principal.kind === "operator" ? "operator" : ctx.principal.agent_id;
+
+/** The Chair's calls through the dispatcher. */
+export function chairContext(agentId: string, signal?: AbortSignal): CallContext {
+	return {
+		principal: { kind: "chair", agent_id: agentId },
+		transport: "internal",
+		signal: signal ?? new AbortController().signal,
+		progress: () => {},
+	};
+}

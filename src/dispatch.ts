@@ -19,6 +19,7 @@ import * as repo from "./tools/repo.ts";
 import * as resources from "./tools/resources.ts";
 import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
+import * as turns from "./tools/turns.ts";
 import * as validate from "./tools/validate.ts";
 
 /** What a handler gets besides its arguments. `now` is read once, after the transaction began. */
@@ -78,9 +79,11 @@ export function route(name: ToolName): Handler {
 			return direct(table.watch);
 
 		case "agent.turn_request":
+			return inTx(turns.request);
 		case "agent.turn_start":
+			return inTx(turns.start);
 		case "agent.turn_complete":
-			return later;
+			return inTx(turns.complete);
 
 		case "task.create":
 			return inTx(tasks.create);

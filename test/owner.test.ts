@@ -145,7 +145,14 @@ describe("roundtable start", () => {
 		expect(ready.interval).toBe("1s");
 
 		const info = readOwnerJson(root);
-		expect(Object.keys(info).sort()).toEqual(["http_url", "pid", "socket_path", "started_at", "version"]);
+		expect(Object.keys(info).sort()).toEqual([
+			"chair_interval_ms",
+			"http_url",
+			"pid",
+			"socket_path",
+			"started_at",
+			"version",
+		]);
 		expect(info.pid).toBe(owner.proc.pid);
 		expect(info.http_url).toBe(ready.http);
 		expect(info.socket_path).toBe(ready.socket);

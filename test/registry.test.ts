@@ -54,6 +54,9 @@ const ADDITIONS = ["resource.renew", "patch.rollback", "proposal.withdraw"];
 const BUILT = [
 	"table.get_state",
 	"table.watch",
+	"agent.turn_request",
+	"agent.turn_start",
+	"agent.turn_complete",
 	"task.create",
 	"task.get",
 	"task.list",

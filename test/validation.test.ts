@@ -369,13 +369,9 @@ describe("tools", () => {
 		expect(err.message).toContain("not implemented");
 		expect(err.details).toEqual({ tool: "test.evidence.submit", family: "tests" });
 
-		const turn = await p.fail("agent.turn_request", {
-			run_id: "RUN-1",
-			agent_id: "implementer-1",
-			reason_md: "r",
-		});
-		expect(turn.code).toBe("unimplemented");
-		expect(turn.details).toMatchObject({ tool: "agent.turn_request" });
+		const run = await p.fail("test.run", { command: "npm test" });
+		expect(run.code).toBe("unimplemented");
+		expect(run.details).toMatchObject({ tool: "test.run" });
 
 		const result = await p.fail("test.get_result", { test_run_id: "TR-1" });
 		expect(result.code).toBe("unimplemented");

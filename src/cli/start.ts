@@ -14,7 +14,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function own(
 	flags: Flags & { root: string },
-	options: Pick<OwnerOptions, "http" | "intervalMs">,
+	options: Pick<OwnerOptions, "http" | "chair" | "intervalMs">,
 ): Promise<number> {
 	if (existsSync(flags.root) && !existsSync(join(flags.root, CONFIG_PATH))) {
 		const report = await initProject(flags.root);
@@ -24,9 +24,10 @@ async function own(
 }
 
 export const start: CommandRun = {
-	run: (flags) => own(flags, { http: true, intervalMs: (flags.interval as number | undefined) ?? 1000 }),
+	run: (flags) =>
+		own(flags, { http: true, chair: true, intervalMs: (flags.interval as number | undefined) ?? 1000 }),
 };
 
 export const serve: CommandRun = {
-	run: (flags) => own(flags, { http: false, intervalMs: 1000 }),
+	run: (flags) => own(flags, { http: false, chair: false, intervalMs: 1000 }),
 };

@@ -33,6 +33,10 @@ export const TEST_RUN_STATUSES = [
 	"reported",
 ] as const;
 export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as const;
+/** A turn request's life: queued, scheduled by the Chair, started, then completed or expired. */
+export const TURN_STATUSES = ["requested", "scheduled", "started", "completed", "expired"] as const;
+export const OUTSTANDING_TURN_STATUSES = ["requested", "scheduled", "started"] as const;
+export const SESSION_STATUSES = ["active", "idle", "ended"] as const;
 export const MEMORY_STATUSES = ["active", "stale"] as const;
 
 /** `low` and `normal` change nothing; `high` and `critical` bring security review and a human gate. */
@@ -40,6 +44,8 @@ export const RISKS = ["low", "normal", "high", "critical"] as const;
 
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 export type ClaimType = (typeof CLAIM_TYPES)[number];
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];

@@ -4,6 +4,8 @@
 import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { recoverNow } from "../apply/recover.ts";
+import { Coordinator } from "../chair/coordinator.ts";
+import type { TickReport } from "../chair/tick.ts";
 import { syncAgents } from "../config/agents.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
@@ -16,8 +18,12 @@ import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./prese
 export interface OwnerOptions {
 	/** false for `mcp serve`: the legacy socket only. */
 	http: boolean;
-	/** How often the Chair ticks (the Chair arrives with the runs issue). */
+	/** false for `mcp serve`: no Chair ticks the runs. */
+	chair: boolean;
+	/** How often the Chair ticks every active run. */
 	intervalMs: number;
+	/** Sees every tick report (`run --headless` counts its run's ticks). */
+	onTick?: (report: TickReport) => void;
 	/** Resolves when the owner should stop; by default on SIGINT or SIGTERM. */
 	until?: Promise<unknown>;
 	/** The ready line goes here (stdout); logs go to `log` (stderr). */
@@ -57,6 +63,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	let socket: SocketServer | undefined;
 	let http: HttpServer | undefined;
 	const inflight = new InFlight();
+	let coordinator: Coordinator | undefined;
 	try {
 		rt = openRuntime(root);
 		const { config } = rt;
@@ -87,9 +94,10 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 				maxSessions: config.limits.max_connections,
 				inflight,
 				health: async () => {
+					if (coordinator) return coordinator.health();
 					try {
-						const runs = await store.withTransaction("read", (tx) => tx.runs.list());
-						return runs.some((r) => r.status === "active") ? "ready" : "healthy-idle";
+						const runs = await store.withTransaction("read", (tx) => tx.runs.active());
+						return runs.length > 0 ? "ready" : "healthy-idle";
 					} catch {
 						return "degraded";
 					}
@@ -100,10 +108,18 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			pid: process.pid,
 			http_url: http?.url ?? null,
 			socket_path: socket.path,
+			chair_interval_ms: options.chair ? options.intervalMs : null,
 			started_at: new Date().toISOString(),
 			version: VERSION,
 		});
-		// The Chair loop (runs issue) will tick every options.intervalMs from here.
+		if (options.chair) {
+			coordinator = new Coordinator(rt, {
+				intervalMs: options.intervalMs,
+				log: options.log,
+				onTick: options.onTick,
+			});
+			coordinator.start();
+		}
 		options.ready(
 			`roundtable ready: project=${root} http=${http?.url ?? "-"} socket=${socket.path} interval=${formatInterval(options.intervalMs)}`,
 		);
@@ -111,6 +127,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		options.log(`roundtable: ${typeof signal === "string" ? signal : "stop"} received; draining`);
 		return 0;
 	} finally {
+		await coordinator?.stop();
 		http?.stopAccepting();
 		socket?.stopAccepting();
 		if (!(await inflight.drain(DRAIN_MS)))

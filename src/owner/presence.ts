@@ -13,6 +13,8 @@ export interface OwnerInfo {
 	/** Null for `mcp serve`, which serves the socket alone. */
 	http_url: string | null;
 	socket_path: string | null;
+	/** How often its Chair ticks the active runs; null when it runs no Chair (`mcp serve`). */
+	chair_interval_ms: number | null;
 	started_at: string;
 	version: string;
 }

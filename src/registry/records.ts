@@ -22,6 +22,10 @@ export const runRecord = type({
 	id: "string",
 	goal: "string",
 	status: type.enumerated(...RUN_STATUSES),
+	/** Chair ticks so far, the latest one's time, and what the latest convergence check said. */
+	ticks: "number.integer >= 0",
+	last_tick_at: timestamp.or("null"),
+	convergence: "string | null",
 	revision,
 	started_at: timestamp,
 	ended_at: timestamp.or("null"),

@@ -12,7 +12,7 @@ export const turnTools = [
 		family: "turns",
 		title: "Request a turn",
 		description:
-			"Queue a request for a turn in an active run (FIFO by event id; one outstanding request per agent per run). Returns the request's event id and queue position; a repeated request returns the outstanding one with `duplicate: true`. Then watch for the matching agent.turn_scheduled event.",
+			"Queue a request for a turn in an active run (FIFO by event id; one outstanding request per agent per run). Returns the request's event id and queue position; a repeated request returns the outstanding one with `duplicate: true`. Then watch for the matching agent.turn_scheduled event. A scheduled turn holds a lease of `turns.lease_seconds`: not started within it, or started and not completed within it, it expires (agent.turn_expired), the queue moves on and the agent may request again.",
 		args: type({ run_id: callerId, agent_id: callerId, reason_md: nonBlank }),
 		output: type({
 			request_event_id: positiveInt,
@@ -27,7 +27,8 @@ export const turnTools = [
 		name: "agent.turn_start",
 		family: "turns",
 		title: "Start a scheduled turn",
-		description: "Acknowledge a turn the Chair scheduled for you (after its agent.turn_scheduled event).",
+		description:
+			"Acknowledge a turn the Chair scheduled for you (after its agent.turn_scheduled event); the lease starts again from now.",
 		args: lifecycle,
 		output: lifecycleOutput,
 		mutates: true,

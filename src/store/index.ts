@@ -12,10 +12,12 @@ import { memoryQueries } from "./memory.ts";
 import { proposalQueries } from "./proposals.ts";
 import { resourceQueries } from "./resources.ts";
 import { reviewQueries } from "./reviews.ts";
-import { runQueries } from "./runs.ts";
+import { chairStateQueries, runQueries } from "./runs.ts";
+import { sessionQueries } from "./sessions.ts";
 import { taskQueries } from "./tasks.ts";
 import { testRunQueries } from "./test-runs.ts";
 import { transactionQueries } from "./transactions.ts";
+import { turnQueries } from "./turns.ts";
 import { voteQueries } from "./votes.ts";
 
 const makeTx = (c: Conn) => ({
@@ -33,6 +35,9 @@ const makeTx = (c: Conn) => ({
 	reviews: reviewQueries(c),
 	testRuns: testRunQueries(c),
 	transactions: transactionQueries(c),
+	turns: turnQueries(c),
+	chairState: chairStateQueries(c),
+	sessions: sessionQueries(c),
 	idempotency: idempotencyQueries(c),
 });
 

@@ -9,8 +9,10 @@ import {
 	REVIEW_STATUSES,
 	RISKS,
 	RUN_STATUSES,
+	SESSION_STATUSES,
 	TASK_STATUSES,
 	TEST_RUN_STATUSES,
+	TURN_STATUSES,
 	VOTES,
 } from "../domain/statuses.ts";
 
@@ -341,6 +343,64 @@ CREATE TABLE transactions (
 	updated_at TEXT NOT NULL
 );
 CREATE INDEX transactions_by_proposal ON transactions (proposal_id);
+`,
+	},
+	{
+		version: 5,
+		name: "turns, the Chair's state, run ticks and convergence, agent sessions",
+		sql: `
+-- One row per agent.turn_requested event (its id is the request id), kept in step with the turn
+-- events in the same transaction: the queue is an index scan, not a replay of the event log. The
+-- partial unique index is the "one outstanding request per agent per run" rule, across processes.
+CREATE TABLE turns (
+	request_event_id INTEGER PRIMARY KEY REFERENCES events (id),
+	run_id TEXT NOT NULL REFERENCES runs (id),
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	reason_md TEXT NOT NULL,
+	status TEXT NOT NULL CHECK (status IN (${list(TURN_STATUSES)})),
+	requested_at TEXT NOT NULL,
+	scheduled_at TEXT,
+	started_at TEXT,
+	ended_at TEXT,
+	-- while scheduled or started: when the turn expires unless started (or completed) first
+	lease_expires_at TEXT,
+	updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX turns_one_outstanding ON turns (run_id, agent_id)
+	WHERE status IN ('requested', 'scheduled', 'started');
+CREATE INDEX turns_queue ON turns (run_id, status, request_event_id);
+
+-- How many times the Chair ticked a run, and where its convergence stands.
+ALTER TABLE runs ADD COLUMN ticks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN last_tick_at TEXT;
+ALTER TABLE runs ADD COLUMN convergence TEXT;
+
+-- Small durable facts of the Chair, such as the round-robin cursor of task assignment.
+CREATE TABLE chair_state (
+	key TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+
+CREATE TABLE sessions (
+	id TEXT PRIMARY KEY,
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	run_id TEXT REFERENCES runs (id),
+	adapter TEXT NOT NULL,
+	provider TEXT,
+	model TEXT,
+	external_session_id TEXT,
+	resume_command TEXT,
+	cwd TEXT NOT NULL,
+	mcp_socket TEXT,
+	status TEXT NOT NULL CHECK (status IN (${list(SESSION_STATUSES)})),
+	started_at TEXT NOT NULL,
+	last_seen_at TEXT NOT NULL,
+	ended_at TEXT,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX sessions_by_agent ON sessions (agent_id, status, last_seen_at);
 `,
 	},
 ];

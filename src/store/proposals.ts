@@ -182,6 +182,28 @@ export const proposalQueries = (c: Conn) => ({
 			.map(toRecord);
 	},
 
+	/**
+	 * The run's proposals with these statuses: those recorded in the run, and those of no run whose
+	 * task is the run's (or, with `unscoped`, of no run at all).
+	 */
+	async ofRun(
+		runId: string,
+		statuses: readonly ProposalStatus[],
+		unscoped = false,
+	): Promise<ProposalRecord[]> {
+		return c
+			.all<ProposalRow>(
+				`${SELECT} WHERE p.status IN (${statuses.map(() => "?").join(", ")}) AND (p.run_id = ? OR (p.run_id IS NULL
+				 AND coalesce((SELECT t.run_id FROM tasks t WHERE t.id = p.task_id), '') IN (?, ?)))
+				 ORDER BY p.created_at, p.id`,
+				...statuses,
+				runId,
+				runId,
+				unscoped ? "" : runId,
+			)
+			.map(toRecord);
+	},
+
 	async all(): Promise<ProposalRecord[]> {
 		return c.all<ProposalRow>(`${SELECT} ORDER BY p.created_at, p.id`).map(toRecord);
 	},

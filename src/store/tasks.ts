@@ -107,6 +107,26 @@ export const taskQueries = (c: Conn) => ({
 			.map(toRecord);
 	},
 
+	/** Open, unassigned tasks the Chair may assign in this run: the run's own and those of no run. */
+	async assignable(runId: string): Promise<TaskRecord[]> {
+		return c
+			.all<TaskRow>(
+				`SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND assigned_agent_id IS NULL
+				 AND (run_id = ? OR run_id IS NULL) ORDER BY priority, created_at, id`,
+				runId,
+			)
+			.map(toRecord);
+	},
+
+	/** How many of the run's tasks have each status. */
+	async statusCounts(runId: string): Promise<Partial<Record<TaskStatus, number>>> {
+		const rows = c.all<{ status: TaskStatus; n: number }>(
+			"SELECT status, count(*) AS n FROM tasks WHERE run_id = ? GROUP BY status",
+			runId,
+		);
+		return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+	},
+
 	async countWithStatus(statuses: readonly TaskStatus[]): Promise<number> {
 		return (
 			c.get<{ n: number }>(

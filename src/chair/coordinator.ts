@@ -1,0 +1,143 @@
+// The Chair loop inside the owner: every interval it ticks each active run. A run whose tick fails
+// as a whole (the database unavailable, say) is retried with backoff — 1 s doubling to 30 s — and
+// fails after MAX_CONSECUTIVE_ERRORS in a row; meanwhile /healthz says degraded.
+import { nowIso } from "../domain/ids.ts";
+import type { Runtime } from "../runtime.ts";
+import { chairId, type TickReport, tick } from "./tick.ts";
+
+export const MAX_CONSECUTIVE_ERRORS = 5;
+const BACKOFF_MS = 1000;
+const BACKOFF_CAP_MS = 30_000;
+
+export type Health = "ready" | "healthy-idle" | "degraded";
+
+interface Retry {
+	attempts: number;
+	notBefore: number;
+}
+
+export interface CoordinatorOptions {
+	intervalMs: number;
+	log: (line: string) => void;
+	/** Called after every successful tick of a run. */
+	onTick?: (report: TickReport) => void;
+}
+
+export class Coordinator {
+	private readonly retries = new Map<string, Retry>();
+	private readonly reported = new Set<string>();
+	private activeRuns = 0;
+	private discoveryFailed = false;
+	private stopped = false;
+	private wake: (() => void) | undefined;
+	private loop: Promise<void> | undefined;
+
+	constructor(
+		private readonly rt: Runtime,
+		private readonly options: CoordinatorOptions,
+	) {}
+
+	health(): Health {
+		if (this.discoveryFailed || this.retries.size > 0) return "degraded";
+		return this.activeRuns === 0 ? "healthy-idle" : "ready";
+	}
+
+	/** Ticks now, then every interval, until stop(). */
+	start(): void {
+		this.loop ??= (async () => {
+			while (!this.stopped) {
+				await this.cycle();
+				if (this.stopped) break;
+				await new Promise<void>((resolve) => {
+					const timer = setTimeout(resolve, this.options.intervalMs);
+					this.wake = () => {
+						clearTimeout(timer);
+						resolve();
+					};
+				});
+			}
+		})();
+	}
+
+	/** Finishes the tick in progress, if any, and ticks no more. */
+	async stop(): Promise<void> {
+		this.stopped = true;
+		this.wake?.();
+		await this.loop;
+	}
+
+	/** One pass over every active run. */
+	async cycle(): Promise<void> {
+		let runs: string[];
+		try {
+			runs = (await this.rt.store.withTransaction("read", (tx) => tx.runs.active())).map((r) => r.id);
+			if (this.discoveryFailed) this.options.log("roundtable chair: run discovery recovered");
+			this.discoveryFailed = false;
+		} catch (err) {
+			if (!this.discoveryFailed)
+				this.options.log(`roundtable chair: run discovery failed; retrying: ${String(err)}`);
+			this.discoveryFailed = true;
+			return;
+		}
+		this.activeRuns = runs.length;
+		for (const id of this.retries.keys()) if (!runs.includes(id)) this.retries.delete(id);
+		for (const runId of runs) {
+			if (this.stopped) return;
+			const retry = this.retries.get(runId);
+			if (retry && Date.now() < retry.notBefore) continue;
+			try {
+				const report = await tick(this.rt, runId, { log: this.options.log, reported: this.reported });
+				if (retry) this.options.log(`roundtable chair: run ${runId} tick recovered`);
+				this.retries.delete(runId);
+				this.options.onTick?.(report);
+			} catch (err) {
+				await this.failed(runId, (retry?.attempts ?? 0) + 1, err);
+			}
+		}
+	}
+
+	private async failed(runId: string, attempts: number, err: unknown): Promise<void> {
+		const error = err instanceof Error ? err.message : String(err);
+		const delay = Math.min(BACKOFF_MS * 2 ** (attempts - 1), BACKOFF_CAP_MS);
+		const giveUp = attempts >= MAX_CONSECUTIVE_ERRORS;
+		this.options.log(
+			giveUp
+				? `roundtable chair: run ${runId} failed after ${attempts} consecutive tick errors: ${error}`
+				: `roundtable chair: run ${runId} tick failed; retry in ${delay / 1000}s: ${error}`,
+		);
+		if (giveUp) this.retries.delete(runId);
+		else this.retries.set(runId, { attempts, notBefore: Date.now() + delay });
+		try {
+			await this.rt.store.withTransaction("write", async (tx) => {
+				const now = nowIso();
+				const chair = await chairId(tx);
+				const run = await tx.runs.get(runId);
+				if (giveUp && run?.status === "active") await tx.runs.finish(runId, "failed", now);
+				await tx.events.append(
+					giveUp
+						? {
+								type: "orchestrator.failed",
+								actor_id: chair,
+								run_id: runId,
+								payload: { iterations: run?.ticks ?? 0, error },
+							}
+						: {
+								type: "orchestrator.retry",
+								actor_id: chair,
+								run_id: runId,
+								payload: {
+									iteration: (run?.ticks ?? 0) + 1,
+									attempt: attempts,
+									max_attempts: MAX_CONSECUTIVE_ERRORS,
+									error,
+									next_retry_delay_ms: delay,
+								},
+							},
+					now,
+				);
+			});
+		} catch {
+			// The database is the likely cause of the failure itself; the log line stands.
+		}
+	}
+}

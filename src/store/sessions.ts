@@ -1,0 +1,118 @@
+import type { SessionStatus } from "../domain/statuses.ts";
+import type { Conn } from "./db.ts";
+
+export interface SessionRow {
+	id: string;
+	agent_id: string;
+	run_id: string | null;
+	adapter: string;
+	provider: string | null;
+	model: string | null;
+	external_session_id: string | null;
+	resume_command: string | null;
+	cwd: string;
+	mcp_socket: string | null;
+	status: SessionStatus;
+	started_at: string;
+	last_seen_at: string;
+	ended_at: string | null;
+	revision: number;
+	created_at: string;
+	updated_at: string;
+}
+
+const COLUMNS =
+	"id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd, mcp_socket, status, started_at, last_seen_at, ended_at, revision, created_at, updated_at";
+
+export type SessionFields = Pick<
+	SessionRow,
+	| "id"
+	| "agent_id"
+	| "run_id"
+	| "adapter"
+	| "provider"
+	| "model"
+	| "external_session_id"
+	| "resume_command"
+	| "cwd"
+	| "mcp_socket"
+	| "status"
+>;
+
+export const sessionQueries = (c: Conn) => ({
+	async get(id: string): Promise<SessionRow | undefined> {
+		return c.get<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`, id);
+	},
+
+	async list(): Promise<SessionRow[]> {
+		return c.all<SessionRow>(`SELECT ${COLUMNS} FROM sessions ORDER BY started_at, id`);
+	},
+
+	/** The agent's session to resume: an active one first, then the most recently seen, then the newest. */
+	async latestFor(agentId: string): Promise<SessionRow | undefined> {
+		return c.get<SessionRow>(
+			`SELECT ${COLUMNS} FROM sessions WHERE agent_id = ?
+			 ORDER BY status = 'active' DESC, last_seen_at DESC, started_at DESC, id DESC LIMIT 1`,
+			agentId,
+		);
+	},
+
+	/** Registers a session, or replaces every field of one registered before (keeping when it started). */
+	async upsert(s: SessionFields, now: string): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`INSERT INTO sessions (id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd,
+			 mcp_socket, status, started_at, last_seen_at, created_at, updated_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			 ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, run_id = excluded.run_id,
+			 adapter = excluded.adapter, provider = excluded.provider, model = excluded.model,
+			 external_session_id = excluded.external_session_id, resume_command = excluded.resume_command,
+			 cwd = excluded.cwd, mcp_socket = excluded.mcp_socket, status = excluded.status, ended_at = NULL,
+			 last_seen_at = excluded.last_seen_at, revision = revision + 1, updated_at = excluded.updated_at
+			 RETURNING ${COLUMNS}`,
+			s.id,
+			s.agent_id,
+			s.run_id,
+			s.adapter,
+			s.provider,
+			s.model,
+			s.external_session_id,
+			s.resume_command,
+			s.cwd,
+			s.mcp_socket,
+			s.status,
+			now,
+			now,
+			now,
+			now,
+		) as SessionRow;
+	},
+
+	/** A heartbeat: seen now; status and external id change only when given. */
+	async heartbeat(
+		id: string,
+		change: { status?: SessionStatus; external_session_id?: string },
+		now: string,
+	): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`UPDATE sessions SET last_seen_at = ?, status = coalesce(?, status),
+			 external_session_id = coalesce(?, external_session_id), revision = revision + 1, updated_at = ?
+			 WHERE id = ? RETURNING ${COLUMNS}`,
+			now,
+			change.status ?? null,
+			change.external_session_id ?? null,
+			now,
+			id,
+		) as SessionRow;
+	},
+
+	async end(id: string, now: string): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`UPDATE sessions SET status = 'ended', ended_at = ?, last_seen_at = ?, revision = revision + 1, updated_at = ?
+			 WHERE id = ? RETURNING ${COLUMNS}`,
+			now,
+			now,
+			now,
+			id,
+		) as SessionRow;
+	},
+});

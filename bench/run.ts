@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark in turn. Figures go in the issue notes, not in test assertions.
 import * as apply from "./apply.bench.ts";
+import * as chair from "./chair.bench.ts";
 import * as claims from "./claims.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as search from "./search.bench.ts";
@@ -8,7 +9,7 @@ import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-for (const bench of [dispatch, watch, transports, search, symbols, claims, apply]) {
+for (const bench of [dispatch, watch, transports, search, symbols, claims, apply, chair]) {
 	await bench.run();
 	console.log();
 }

@@ -4,12 +4,21 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { Config } from "./config/defaults.ts";
 import { loadConfig } from "./config/load.ts";
+import type { PolicyError } from "./policy/errors.ts";
+import type { Policy } from "./policy/types.ts";
 import { openStore, type Store } from "./store/index.ts";
 
 export interface Runtime {
 	/** Absolute, symlinks resolved. */
 	root: string;
+	/** The config in effect; the owner's reloader replaces it when config.yaml changes. */
 	config: Config;
+	/**
+	 * The policy the owner holds: its reloader loads it at start and replaces it only with a valid
+	 * edit; a PolicyError while no valid policy was ever loaded. Unset in a runtime without a
+	 * reloader, where each use reads the file (`policyOf` in src/tools/validate.ts).
+	 */
+	policy?: Policy | PolicyError;
 	store: Store;
 	close(): void;
 }

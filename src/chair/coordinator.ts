@@ -1,13 +1,12 @@
 // The Chair loop inside the owner: every interval it ticks each active run. A run whose tick fails
-// as a whole (the database unavailable, say) is retried with backoff — 1 s doubling to 30 s — and
-// fails after MAX_CONSECUTIVE_ERRORS in a row; meanwhile /healthz says degraded.
+// as a whole (the database unavailable, say) is retried with backoff — 1, 2, 4, 8 s — and fails
+// after MAX_CONSECUTIVE_ERRORS in a row; meanwhile /healthz says degraded.
 import { nowIso } from "../domain/ids.ts";
 import type { Runtime } from "../runtime.ts";
 import { chairId, type TickReport, tick } from "./tick.ts";
 
 export const MAX_CONSECUTIVE_ERRORS = 5;
 const BACKOFF_MS = 1000;
-const BACKOFF_CAP_MS = 30_000;
 
 export type Health = "ready" | "healthy-idle" | "degraded";
 
@@ -21,6 +20,8 @@ export interface CoordinatorOptions {
 	log: (line: string) => void;
 	/** Called after every successful tick of a run. */
 	onTick?: (report: TickReport) => void;
+	/** Called when a run's tick failed; `failed` once the run was given up (status failed). */
+	onTickError?: (runId: string, failed: boolean) => void;
 }
 
 export class Coordinator {
@@ -98,7 +99,7 @@ export class Coordinator {
 
 	private async failed(runId: string, attempts: number, err: unknown): Promise<void> {
 		const error = err instanceof Error ? err.message : String(err);
-		const delay = Math.min(BACKOFF_MS * 2 ** (attempts - 1), BACKOFF_CAP_MS);
+		const delay = BACKOFF_MS * 2 ** (attempts - 1);
 		const giveUp = attempts >= MAX_CONSECUTIVE_ERRORS;
 		this.options.log(
 			giveUp
@@ -107,6 +108,7 @@ export class Coordinator {
 		);
 		if (giveUp) this.retries.delete(runId);
 		else this.retries.set(runId, { attempts, notBefore: Date.now() + delay });
+		this.options.onTickError?.(runId, giveUp);
 		try {
 			await this.rt.store.withTransaction("write", async (tx) => {
 				const now = nowIso();

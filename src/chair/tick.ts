@@ -15,6 +15,8 @@ import { expireTurn, leaseEnd } from "../tools/turns.ts";
 import { type Convergence, converge } from "./convergence.ts";
 
 const ASSIGN_CURSOR = "assign.last_agent";
+/** implementer-2 before implementer-10. */
+const byId = new Intl.Collator("en", { numeric: true }).compare;
 
 export interface TickReport {
 	run_id: string;
@@ -43,8 +45,15 @@ export async function chairId(tx: Tx): Promise<string> {
 
 export async function tick(rt: Runtime, runId: string, options: ChairOptions): Promise<TickReport> {
 	const { store } = rt;
-	const chair = await store.withTransaction("read", chairId);
+	const { chair, current } = await store.withTransaction("read", async (tx) => ({
+		chair: await chairId(tx),
+		current: await tx.runs.get(runId),
+	}));
+	if (!current) throw new Error(`run ${runId} not found`);
 	const errors: TickReport["errors"] = [];
+	const idle = { expired_claims: 0, expired_turns: 0, assigned: [], scheduled: null, reviews_requested: [] };
+	if (current.status !== "active")
+		return { run_id: runId, ...idle, errors, convergence: "run_not_active", run: current };
 	const reported = options.reported ?? new Set<string>();
 
 	const fail = async (step: string, subject: string, err: unknown) => {
@@ -67,20 +76,39 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		);
 	};
 
-	const expiredClaims = (await expireDueClaims(store)).length;
-	const expiredTurns = await store.withTransaction("write", async (tx) => {
-		const now = nowIso();
-		const due = (await tx.turns.leaseDue(now)).filter((t) => t.run_id === runId);
-		for (const t of due) await expireTurn(tx, t, now, chair);
-		return due.length;
-	});
-	const assigned = await store.withTransaction("write", (tx) => assignTasks(tx, runId, chair, nowIso()));
-	const scheduled = await store.withTransaction("write", (tx) =>
-		scheduleTurn(tx, runId, chair, rt.config.turns.lease_seconds, nowIso()),
+	// A step that fails is reported and skipped; only if even the report cannot be written (the
+	// database is gone) does the tick fail as a whole, and the coordinator retries it.
+	const step = async <T>(name: string, skipped: T, fn: () => Promise<T>): Promise<T> => {
+		try {
+			return await fn();
+		} catch (err) {
+			await fail(name, runId, err);
+			return skipped;
+		}
+	};
+
+	const expiredClaims = await step("expire_claims", 0, async () => (await expireDueClaims(store)).length);
+	const expiredTurns = await step("expire_turns", 0, () =>
+		store.withTransaction("write", async (tx) => {
+			const now = nowIso();
+			const due = (await tx.turns.leaseDue(now)).filter((t) => t.run_id === runId);
+			for (const t of due) await expireTurn(tx, t, now, chair);
+			return due.length;
+		}),
+	);
+	const assigned = await step("assign_tasks", [], () =>
+		store.withTransaction("write", (tx) => assignTasks(tx, runId, chair, nowIso())),
+	);
+	const scheduled = await step("schedule_turn", null, () =>
+		store.withTransaction("write", (tx) =>
+			scheduleTurn(tx, runId, chair, rt.config.turns.lease_seconds, nowIso()),
+		),
 	);
 
 	const reviewsRequested: string[] = [];
-	const pending = await store.withTransaction("read", (tx) => tx.proposals.ofRun(runId, ["pending"], true));
+	const pending = await step("request_reviews", [], () =>
+		store.withTransaction("read", (tx) => tx.proposals.ofRun(runId, ["pending"], true)),
+	);
 	const ctx = chairContext(chair);
 	for (const p of pending) {
 		try {
@@ -117,11 +145,11 @@ async function assignTasks(tx: Tx, runId: string, chair: string, now: string) {
 	const implementers = (await tx.agents.list())
 		.filter((a) => a.role === "Implementer" && a.enabled)
 		.map((a) => a.id)
-		.sort();
+		.sort(byId);
 	if (implementers.length === 0) return [];
 	const last = await tx.chairState.get(ASSIGN_CURSOR);
 	// The first implementer after the last one served (ids sort, so a removed agent still has a place).
-	let next = implementers.findIndex((id) => last === undefined || id > last);
+	let next = implementers.findIndex((id) => last === undefined || byId(id, last) > 0);
 	if (next === -1) next = 0;
 	const assigned: { task_id: string; agent_id: string }[] = [];
 	for (const task of tasks) {

@@ -17,12 +17,21 @@ export class UsageError extends Error {
 	override name = "UsageError";
 }
 
-export function parseFlags(argv: readonly string[], spec: Record<string, FlagSpec>): Flags {
+/** `positional` names the string flag that one bare argument fills (`agents enable ID`). */
+export function parseFlags(
+	argv: readonly string[],
+	spec: Record<string, FlagSpec>,
+	positional?: string,
+): Flags {
 	const flags: Flags = {};
 	for (let i = 0; i < argv.length; i++) {
 		const arg = argv[i] as string;
 		if (!arg.startsWith("--") || arg === "--") {
-			throw new UsageError(`unexpected argument '${arg}'`);
+			if (positional === undefined || positional in flags || arg === "--" || arg.startsWith("-")) {
+				throw new UsageError(`unexpected argument '${arg}'`);
+			}
+			flags[positional] = arg;
+			continue;
 		}
 		const eq = arg.indexOf("=");
 		const name = arg.slice(2, eq === -1 ? undefined : eq);

@@ -14,6 +14,8 @@ interface Command {
 	summary: string;
 	flags: Record<string, FlagSpec>;
 	load: () => Promise<CommandRun>;
+	/** The flag that one bare argument fills (`agents enable ID`). */
+	positional?: string;
 }
 
 const COMMON: Record<string, FlagSpec> = {
@@ -46,6 +48,30 @@ const COMMANDS: Command[] = [
 			interval: { kind: "duration", value: "DURATION", help: "how often the Chair ticks (default 1s)" },
 		},
 		load: () => import("./start.ts").then((m) => m.start),
+	},
+	{
+		name: "run",
+		usage:
+			"roundtable run [--run ID] [--goal TEXT] [--resume] [--headless] [--interval 1s] [--max-iterations N]",
+		summary:
+			"Create a run (or continue an active one; --resume makes an ended one active again) and drive it. With a live `roundtable start` owner, its Chair ticks the run; otherwise this process is the owner (HTTP, socket, Chair) while it runs. --headless ticks N times (default 1), prints where the run stands and exits 0; interactive shows a live terminal view until q or Ctrl-C.",
+		flags: {
+			run: {
+				kind: "string",
+				value: "ID",
+				help: "the run (default: a new RUN- id; with --resume, the latest run)",
+			},
+			goal: { kind: "string", value: "TEXT", help: "what the run is for" },
+			resume: { kind: "boolean", help: "make an ended run active again" },
+			headless: { kind: "boolean", help: "no terminal view: tick, print the outcome, exit" },
+			interval: { kind: "duration", value: "DURATION", help: "how often the Chair ticks (default 1s)" },
+			"max-iterations": {
+				kind: "integer",
+				value: "N",
+				help: "headless: ticks of this run before exiting (default 1)",
+			},
+		},
+		load: () => import("./run.ts").then((m) => m.run),
 	},
 	{
 		name: "mcp serve",
@@ -123,6 +149,8 @@ const COMMANDS: Command[] = [
 	},
 	...claimsCommands(),
 	...approvalsCommands(),
+	...sessionsCommands(),
+	...agentsCommands(),
 	{
 		name: "symbols",
 		usage: "roundtable symbols --path P [--json]",
@@ -139,6 +167,40 @@ const COMMANDS: Command[] = [
 		load: () => import("./symbols.ts").then((m) => m.symbols),
 	},
 ];
+
+function agentsCommands(): Command[] {
+	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
+	const load = (name: keyof typeof import("./agents.ts")) => () =>
+		import("./agents.ts").then((m) => m[name] as CommandRun);
+	const list = {
+		summary: "List the agents, one `<id> <role> <enabled|disabled> <adapter> <model>` line each.",
+		flags: { json },
+		load: load("list"),
+	};
+	const agent: FlagSpec = { kind: "string", value: "ID", help: "the agent (or give it as the argument)" };
+	return [
+		{ name: "agents", usage: "roundtable agents [--json]", ...list },
+		{ name: "agents list", usage: "roundtable agents list [--json]", ...list },
+		{
+			name: "agents enable",
+			usage: "roundtable agents enable ID [--json]",
+			summary:
+				"Enable an agent as the operator. An agent the config removed is refused: put it back in the config instead.",
+			flags: { agent, json },
+			positional: "agent",
+			load: load("enable"),
+		},
+		{
+			name: "agents disable",
+			usage: "roundtable agents disable ID [--json]",
+			summary:
+				"Disable an agent as the operator; config sync never enables it again, only `agents enable` does.",
+			flags: { agent, json },
+			positional: "agent",
+			load: load("disable"),
+		},
+	];
+}
 
 function approvalsCommands(): Command[] {
 	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
@@ -174,6 +236,77 @@ function approvalsCommands(): Command[] {
 			summary: "Reject a request as the operator; a rejection revokes an earlier approval.",
 			flags: decision,
 			load: load("reject"),
+		},
+	];
+}
+
+function sessionsCommands(): Command[] {
+	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
+	const load = (name: keyof typeof import("./sessions.ts")) => () =>
+		import("./sessions.ts").then((m) => m[name] as CommandRun);
+	const session: FlagSpec = { kind: "string", value: "ID", help: "the session (required)" };
+	const list = {
+		summary:
+			"List the agent sessions, one `<id> <agent> <status> <adapter> <resume_command or ->` line each. Subcommands: sessions register, heartbeat, end.",
+		flags: { json },
+		load: load("list"),
+	};
+	return [
+		{ name: "sessions", usage: "roundtable sessions [--json]", ...list },
+		{ name: "sessions list", usage: "roundtable sessions list [--json]", ...list },
+		{
+			name: "sessions register",
+			usage:
+				"roundtable sessions register --id ID --agent ID --run ID --adapter NAME --cwd DIR [--provider P] [--model M] [--external-session-id X] [--resume-command CMD] [--mcp-socket PATH] [--status active|idle]",
+			summary:
+				"Record an agent's external session (or replace one recorded before under the same id). Without --resume-command, an adapter whose config has a resume_pattern gets its {{external_session_id}} filled in. Prints `<id> <agent> <status> <resume_command or ->`.",
+			flags: {
+				id: { kind: "string", value: "ID", help: "the session id (required)" },
+				agent: { kind: "string", value: "ID", help: "the agent it runs (required)" },
+				run: { kind: "string", value: "ID", help: "the run it works in (required)" },
+				adapter: { kind: "string", value: "NAME", help: "a configured adapter: codex, claude, … (required)" },
+				cwd: { kind: "string", value: "DIR", help: "its working directory (required)" },
+				provider: { kind: "string", value: "P", help: "the model provider" },
+				model: { kind: "string", value: "M", help: "the model" },
+				"external-session-id": { kind: "string", value: "X", help: "the client's own session id" },
+				"resume-command": { kind: "string", value: "CMD", help: "how to resume it (default: the adapter's)" },
+				"mcp-socket": { kind: "string", value: "PATH", help: "the MCP socket it talks to" },
+				status: { kind: "string", value: "S", help: "active (default) or idle" },
+				json,
+			},
+			load: load("register"),
+		},
+		{
+			name: "sessions heartbeat",
+			usage: "roundtable sessions heartbeat --session ID [--status active|idle] [--external-session-id X]",
+			summary:
+				"Mark a session as seen now, optionally with a new status or external id. Prints `<id> <status> <last_seen_at>`. Only a change of status or external id is an event (session.heartbeat); plain heartbeats are not, so they never flood the event log.",
+			flags: {
+				session,
+				status: { kind: "string", value: "S", help: "active or idle" },
+				"external-session-id": { kind: "string", value: "X", help: "the client's own session id" },
+				json,
+			},
+			load: load("heartbeat"),
+		},
+		{
+			name: "sessions end",
+			usage: "roundtable sessions end --session ID",
+			summary: "End a session (event session.ended). Prints `<id> ended <ended_at>`.",
+			flags: { session, json },
+			load: load("end"),
+		},
+		{
+			name: "resume",
+			usage: "roundtable resume (--session ID | --agent ID) [--json]",
+			summary:
+				"Brief an agent coming back: pick the session (--agent: its active one, else the one seen last), suspend its claims whose resource changed, and print the Markdown resume briefing (current task, active claims, pending proposals, latest decisions, required next action), then the claims it suspended.",
+			flags: {
+				session: { kind: "string", value: "ID", help: "the session to resume" },
+				agent: { kind: "string", value: "ID", help: "resume this agent's latest session" },
+				json: { kind: "boolean", help: "print the briefing as JSON" },
+			},
+			load: load("resume"),
 		},
 	];
 }
@@ -320,7 +453,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 	const rest = argv.slice(command.name.split(" ").length);
 	let flags: Flags;
 	try {
-		flags = parseFlags(rest, { ...command.flags, ...COMMON });
+		flags = parseFlags(rest, { ...command.flags, ...COMMON }, command.positional);
 	} catch (err) {
 		if (!(err instanceof UsageError)) throw err;
 		process.stderr.write(`roundtable ${command.name}: ${err.message}\n${commandHelp(command)}`);

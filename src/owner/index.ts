@@ -14,6 +14,7 @@ import { type SocketServer, startSocket } from "../transports/socket.ts";
 import { VERSION } from "../version.ts";
 import { acquireLock, type HeldLock, LockHeldError } from "./lock.ts";
 import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./presence.ts";
+import { type Reloader, startReloader } from "./reload.ts";
 
 export interface OwnerOptions {
 	/** false for `mcp serve`: the legacy socket only. */
@@ -22,8 +23,9 @@ export interface OwnerOptions {
 	chair: boolean;
 	/** How often the Chair ticks every active run. */
 	intervalMs: number;
-	/** Sees every tick report (`run --headless` counts its run's ticks). */
+	/** Sees every tick report (`run --headless` counts its run's ticks) and every failed tick. */
 	onTick?: (report: TickReport) => void;
+	onTickError?: (runId: string, failed: boolean) => void;
 	/** Resolves when the owner should stop; by default on SIGINT or SIGTERM. */
 	until?: Promise<unknown>;
 	/** The ready line goes here (stdout); logs go to `log` (stderr). */
@@ -33,7 +35,7 @@ export interface OwnerOptions {
 
 const DRAIN_MS = 5000;
 
-function stopSignal(): Promise<string> {
+export function stopSignal(): Promise<string> {
 	return new Promise((resolve) => {
 		const on = (signal: string) => {
 			process.off("SIGINT", on);
@@ -64,8 +66,12 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	let http: HttpServer | undefined;
 	const inflight = new InFlight();
 	let coordinator: Coordinator | undefined;
+	let reloader: Reloader | undefined;
 	try {
 		rt = openRuntime(root);
+		// Holds the policy from here on and reloads config and policy when their files change.
+		reloader = startReloader(rt, { log: options.log });
+		await reloader.ready;
 		const { config } = rt;
 		await syncAgents(rt.store, config);
 		// Settle any apply a crash interrupted before serving anyone.
@@ -117,6 +123,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 				intervalMs: options.intervalMs,
 				log: options.log,
 				onTick: options.onTick,
+				onTickError: options.onTickError,
 			});
 			coordinator.start();
 		}
@@ -127,6 +134,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		options.log(`roundtable: ${typeof signal === "string" ? signal : "stop"} received; draining`);
 		return 0;
 	} finally {
+		await reloader?.stop();
 		await coordinator?.stop();
 		http?.stopAccepting();
 		socket?.stopAccepting();

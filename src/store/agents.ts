@@ -58,6 +58,22 @@ export const agentQueries = (c: Conn) => ({
 		);
 	},
 
+	/** Switches an agent on or off (the operator's `agents enable|disable`), leaving its fields. */
+	async setEnabled(
+		id: string,
+		enabled: boolean,
+		disabledBy: "operator" | "config" | null,
+		now: string,
+	): Promise<void> {
+		c.run(
+			`UPDATE agents SET enabled = ?, disabled_by = ?, revision = revision + 1, updated_at = ? WHERE id = ?`,
+			enabled ? 1 : 0,
+			disabledBy,
+			now,
+			id,
+		);
+	},
+
 	async update(
 		a: AgentFields & { enabled: boolean; disabled_by: "operator" | "config" | null },
 		now: string,

@@ -179,6 +179,18 @@ export const claimQueries = (c: Conn) => ({
 			.map(toRecord(now));
 	},
 
+	/** The agent's active (unexpired) claims, by resource id. */
+	async activeOf(agentId: string, now: string): Promise<ClaimRecord[]> {
+		return c
+			.all<ClaimRow>(
+				`SELECT ${COLUMNS} FROM claims WHERE agent_id = ? AND status = 'active' AND expires_at > ?
+				 ORDER BY resource_id, created_at, id`,
+				agentId,
+				now,
+			)
+			.map(toRecord(now));
+	},
+
 	/** Claims in a live status (active, unexpired, or suspended), for the table. */
 	async live(now: string): Promise<ClaimRecord[]> {
 		return c

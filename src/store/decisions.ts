@@ -9,6 +9,14 @@ export const decisionQueries = (c: Conn) => ({
 		return c.get<DecisionRecord>(`SELECT ${COLUMNS} FROM decisions WHERE id = ?`, id);
 	},
 
+	/** The `limit` newest decisions, newest first. */
+	async newest(limit: number): Promise<DecisionRecord[]> {
+		return c.all<DecisionRecord>(
+			`SELECT ${COLUMNS} FROM decisions ORDER BY created_at DESC, id DESC LIMIT ?`,
+			limit,
+		);
+	},
+
 	async insert(
 		d: Omit<DecisionRecord, "revision" | "created_at" | "updated_at">,
 		now: string,

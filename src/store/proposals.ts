@@ -204,6 +204,18 @@ export const proposalQueries = (c: Conn) => ({
 			.map(toRecord);
 	},
 
+	/** The agent's proposals with these statuses, newest first. */
+	async ofAgent(agentId: string, statuses: readonly ProposalStatus[]): Promise<ProposalRecord[]> {
+		return c
+			.all<ProposalRow>(
+				`${SELECT} WHERE p.agent_id = ? AND p.status IN (${statuses.map(() => "?").join(", ")})
+				 ORDER BY p.created_at DESC, p.id DESC`,
+				agentId,
+				...statuses,
+			)
+			.map(toRecord);
+	},
+
 	async all(): Promise<ProposalRecord[]> {
 		return c.all<ProposalRow>(`${SELECT} ORDER BY p.created_at, p.id`).map(toRecord);
 	},

@@ -87,19 +87,20 @@ export const sessionQueries = (c: Conn) => ({
 		) as SessionRow;
 	},
 
-	/** A heartbeat: seen now; status and external id change only when given. */
+	/** A heartbeat: seen now; status, external id and resume command change only when given. */
 	async heartbeat(
 		id: string,
-		change: { status?: SessionStatus; external_session_id?: string },
+		change: { status?: SessionStatus; external_session_id?: string; resume_command?: string },
 		now: string,
 	): Promise<SessionRow> {
 		return c.get<SessionRow>(
 			`UPDATE sessions SET last_seen_at = ?, status = coalesce(?, status),
-			 external_session_id = coalesce(?, external_session_id), revision = revision + 1, updated_at = ?
-			 WHERE id = ? RETURNING ${COLUMNS}`,
+			 external_session_id = coalesce(?, external_session_id), resume_command = coalesce(?, resume_command),
+			 revision = revision + 1, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
 			now,
 			change.status ?? null,
 			change.external_session_id ?? null,
+			change.resume_command ?? null,
 			now,
 			id,
 		) as SessionRow;

@@ -107,6 +107,18 @@ export const taskQueries = (c: Conn) => ({
 			.map(toRecord);
 	},
 
+	/** The agent's tasks with these statuses: in_progress first, then by priority, then oldest. */
+	async ofAgent(agentId: string, statuses: readonly TaskStatus[]): Promise<TaskRecord[]> {
+		return c
+			.all<TaskRow>(
+				`SELECT ${COLUMNS} FROM tasks WHERE assigned_agent_id = ? AND status IN (${statuses.map(() => "?").join(", ")})
+				 ORDER BY status = 'in_progress' DESC, priority, created_at, id`,
+				agentId,
+				...statuses,
+			)
+			.map(toRecord);
+	},
+
 	/** Open, unassigned tasks the Chair may assign in this run: the run's own and those of no run. */
 	async assignable(runId: string): Promise<TaskRecord[]> {
 		return c

@@ -121,13 +121,18 @@ export const turnQueries = (c: Conn) => ({
 		) as TurnRow;
 	},
 
-	/** Completed or expired: the request is finished and its agent may request again. */
+	/**
+	 * Completed or expired: the request is finished and its agent may request again. An expired turn
+	 * keeps its lease end, so a late caller learns when it ran out.
+	 */
 	async end(requestEventId: number, status: "completed" | "expired", now: string): Promise<TurnRow> {
 		return c.get<TurnRow>(
-			`UPDATE turns SET status = ?, ended_at = ?, lease_expires_at = NULL, updated_at = ?
+			`UPDATE turns SET status = ?, ended_at = ?,
+			 lease_expires_at = CASE WHEN ? = 'expired' THEN lease_expires_at END, updated_at = ?
 			 WHERE request_event_id = ? RETURNING ${COLUMNS}`,
 			status,
 			now,
+			status,
 			now,
 			requestEventId,
 		) as TurnRow;

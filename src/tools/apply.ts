@@ -196,7 +196,7 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 				},
 			);
 		}
-		const report = await checkProposal(rt.root, e, policyOf(rt.root));
+		const report = await checkProposal(rt.root, e, policyOf(rt));
 		const failing = report.gates.filter((g) => !g.ok);
 		if (failing.length > 0 || !report.parsed) {
 			throw failedPrecondition(

@@ -15,6 +15,7 @@ import type { ApprovalRecord } from "../registry/records.ts";
 import { listFiles } from "../repo/files.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import { readText } from "../repo/read.ts";
+import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import { newRecordId, requireProposal, requireTask } from "./common.ts";
 import { policyOf } from "./validate.ts";
@@ -135,8 +136,8 @@ interface ReviewInput {
 	patch_revision: number | null;
 }
 
-const dangerousCommands = (root: string) => {
-	const policy = policyOf(root);
+const dangerousCommands = (rt: Runtime) => {
+	const policy = policyOf(rt);
 	return "commands" in policy ? policy.commands.dangerous : DEFAULT_POLICY.commands.dangerous;
 };
 
@@ -208,7 +209,7 @@ export async function prepareReview(a: Args<"security.review">, env: Env): Promi
 				? []
 				: f.added.map((l) => ({ path: f.new_path as string, line: l.line, text: l.text })),
 		);
-		return { findings: scanLines(added, dangerousCommands(root)), patch_revision: p.patch_revision };
+		return { findings: scanLines(added, dangerousCommands(env.rt)), patch_revision: p.patch_revision };
 	}
 	const resourceId = a.resource_id as string;
 	const row = await env.rt.store.withTransaction("read", (tx) => tx.resources.get(resourceId));
@@ -216,7 +217,7 @@ export async function prepareReview(a: Args<"security.review">, env: Env): Promi
 		start: row?.start_line ?? null,
 		end: row?.end_line ?? null,
 	});
-	return { findings: scanLines(lines, dangerousCommands(root)), patch_revision: null };
+	return { findings: scanLines(lines, dangerousCommands(env.rt)), patch_revision: null };
 }
 
 function summaryOf(findings: Finding[]): string {

@@ -267,7 +267,7 @@ interface ReviewInputs {
 
 export async function prepareReview(a: Args<"proposal.request_review">, env: Env): Promise<ReviewInputs> {
 	const p = await env.rt.store.withTransaction("read", (tx) => requireProposal(tx, a.proposal_id));
-	const policy = policyOf(env.rt.root);
+	const policy = policyOf(env.rt);
 	if (policy instanceof PolicyError)
 		throw failedPrecondition(policy.message, { file: policy.file, line: policy.line });
 	const text = readPatch(env.rt.root, p.patch_sha256);

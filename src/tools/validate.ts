@@ -14,6 +14,7 @@ import type { Args } from "../registry/index.ts";
 import type { ClaimRecord, ProposalRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import { contentHash } from "../repo/hash.ts";
+import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import { requireProposal } from "./common.ts";
 
@@ -252,8 +253,16 @@ export async function checkProposal(
 	};
 }
 
-/** The project's policy, or the error that keeps it from loading (reported as a failed gate). */
-export function policyOf(root: string): Policy | PolicyError {
+/**
+ * The policy in effect, or the error that keeps it from loading (reported as a failed gate): the one
+ * the owner holds (hot-reloaded, kept through a bad edit), else the project's file as it is now.
+ */
+export function policyOf(rt: Pick<Runtime, "root" | "policy">): Policy | PolicyError {
+	return rt.policy ?? readPolicy(rt.root);
+}
+
+/** The project's policy file read now, or the error that keeps it from loading. */
+export function readPolicy(root: string): Policy | PolicyError {
 	try {
 		return loadPolicy(root);
 	} catch (err) {
@@ -264,7 +273,7 @@ export function policyOf(root: string): Policy | PolicyError {
 
 export async function validate(a: Args<"patch.validate">, env: Env) {
 	const e = await env.rt.store.withTransaction("read", (tx) => gatherEvidence(tx, a.proposal_id, env.now));
-	const report = await checkProposal(env.rt.root, e, policyOf(env.rt.root));
+	const report = await checkProposal(env.rt.root, e, policyOf(env.rt));
 	return {
 		proposal: e.proposal,
 		proposal_resources: e.resources,

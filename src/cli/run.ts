@@ -1,0 +1,163 @@
+// `roundtable run`: create or resume a run and drive it. With a live owner (`start`) the owner's
+// Chair ticks it and this command watches; without one, this process is the owner for its lifetime
+// (HTTP, socket, Chair), so stdio clients keep working. Headless runs N ticks and exits;
+// interactive shows the terminal view until q or Ctrl-C.
+import { appendFileSync, existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { openRun } from "../chair/runs.ts";
+import type { TickReport } from "../chair/tick.ts";
+import { CONFIG_PATH } from "../config/paths.ts";
+import { writeFileAtomic } from "../fsutil.ts";
+import { initProject, mcpAssets } from "../init/index.ts";
+import { runOwner, stopSignal } from "../owner/index.ts";
+import { findOwner, type OwnerInfo } from "../owner/presence.ts";
+import type { RunRecord } from "../registry/records.ts";
+import { openRuntime, type Runtime } from "../runtime.ts";
+import { UsageError } from "./args.ts";
+import type { CommandRun } from "./index.ts";
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+const summary = (run: RunRecord) =>
+	`run ${run.id} ${run.status} after ${run.ticks} tick${run.ticks === 1 ? "" : "s"}: ${run.convergence ?? "not ticked yet"}`;
+
+function regenerateAssets(rt: Runtime): void {
+	for (const [rel, content] of mcpAssets(rt.root, rt.config)) {
+		mkdirSync(dirname(join(rt.root, rel)), { recursive: true, mode: 0o700 });
+		writeFileAtomic(join(rt.root, rel), content);
+	}
+}
+
+const readRun = (rt: Runtime, id: string) =>
+	rt.store.withTransaction("read", (tx) => tx.runs.get(id)) as Promise<RunRecord>;
+
+/** Headless beside a live owner: wait until its Chair has ticked the run `iterations` more times. */
+async function followOwner(
+	rt: Runtime,
+	owner: OwnerInfo,
+	run: RunRecord,
+	iterations: number,
+): Promise<RunRecord> {
+	const interval = owner.chair_interval_ms as number;
+	const budgetMs = Math.max(30_000, iterations * interval * 3);
+	const deadline = Date.now() + budgetMs;
+	const target = run.ticks + iterations;
+	let interrupted = false;
+	void stopSignal().then(() => {
+		interrupted = true;
+	});
+	for (;;) {
+		const now = await readRun(rt, run.id);
+		if (now.status !== "active" || now.ticks >= target || interrupted) return now;
+		if (Date.now() > deadline) {
+			throw new Error(
+				`the owner (pid ${owner.pid}) did not tick run ${run.id} ${iterations} times within ${budgetMs / 1000} s`,
+			);
+		}
+		await Bun.sleep(Math.min(100, interval));
+	}
+}
+
+export const run: CommandRun = {
+	async run(flags) {
+		const headless = flags.headless === true;
+		const iterations = (flags["max-iterations"] as number | undefined) ?? 1;
+		if (iterations < 1) throw new UsageError("--max-iterations must be at least 1");
+		const intervalMs = (flags.interval as number | undefined) ?? 1000;
+		if (existsSync(flags.root) && !existsSync(join(flags.root, CONFIG_PATH))) {
+			const report = await initProject(flags.root);
+			err(`roundtable: initialized ${report.root}`);
+		}
+		let view: typeof import("../tui/run-view.ts") | undefined;
+		if (!headless) {
+			view = await import("../tui/run-view.ts");
+			if (!view.isInteractive(process.stdin, process.stdout)) {
+				throw new UsageError("the interactive view needs a terminal: pass --headless to run without one");
+			}
+		}
+
+		const rt = openRuntime(flags.root);
+		try {
+			const { run, action } = await openRun(rt.store, {
+				id: flags.run as string | undefined,
+				goal: flags.goal as string | undefined,
+				resume: flags.resume === true,
+			});
+			regenerateAssets(rt);
+			const owner = findOwner(rt.root);
+			if (owner && owner.chair_interval_ms === null) {
+				throw new Error(
+					`the owner (pid ${owner.pid}) runs no Chair (mcp serve): stop it, or run \`roundtable start\``,
+				);
+			}
+			if (headless)
+				err(`roundtable: ${action} run ${run.id}${owner ? ` (the owner, pid ${owner.pid}, ticks it)` : ""}`);
+
+			if (owner) {
+				if (view) {
+					await view.runView({
+						rt,
+						runId: run.id,
+						refreshMs: 1000,
+						input: process.stdin,
+						output: process.stdout,
+						status: () => `owner: pid ${owner.pid}`,
+					});
+					return 0;
+				}
+				const after = await followOwner(rt, owner, run, iterations);
+				out(summary(after));
+				return after.status === "failed" ? 1 : 0;
+			}
+
+			// No owner: this process is the owner while the run is driven.
+			let finish: () => void = () => {};
+			const finished = new Promise<void>((resolve) => {
+				finish = resolve;
+			});
+			let ticks = 0;
+			const onTick = (r: TickReport) => {
+				if (r.run_id !== run.id) return;
+				ticks++;
+				if (headless && (ticks >= iterations || r.run.status !== "active")) finish();
+			};
+			const onTickError = (runId: string, failed: boolean) => {
+				if (runId === run.id && failed) finish();
+			};
+			const logFile = join(rt.root, ".roundtable/logs/owner.log");
+			const log = headless
+				? err
+				: (line: string) => {
+						mkdirSync(dirname(logFile), { recursive: true, mode: 0o700 });
+						appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
+					};
+			const until = headless
+				? Promise.race([finished, stopSignal()])
+				: (view as NonNullable<typeof view>).runView({
+						rt,
+						runId: run.id,
+						refreshMs: intervalMs,
+						input: process.stdin,
+						output: process.stdout,
+						status: () => `owner: this process (log: .roundtable/logs/owner.log)`,
+					});
+			const code = await runOwner(rt.root, {
+				http: true,
+				chair: true,
+				intervalMs,
+				onTick,
+				onTickError,
+				until,
+				ready: log,
+				log,
+			});
+			if (code !== 0) return code;
+			const after = await readRun(rt, run.id);
+			if (headless) out(summary(after));
+			return after.status === "failed" ? 1 : 0;
+		} finally {
+			rt.close();
+		}
+	},
+};

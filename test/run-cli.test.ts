@@ -139,14 +139,19 @@ describe("roundtable run beside a live owner", () => {
 	test("with `start`, the owner's Chair ticks the run and run --headless waits for N of its ticks", async () => {
 		const p = await makeProject({ config: LOOPBACK_ANY_PORT });
 		const proc = await owner(p, ["start", "--interval", "100ms"]);
+		const { http_url } = JSON.parse(readFileSync(join(p.root, ".roundtable/owner.json"), "utf8"));
+		const health = async () =>
+			((await (await fetch(new URL("/healthz", http_url))).json()) as { status: string }).status;
+		expect(await health()).toBe("healthy-idle"); // no active run yet
 		const r = await headless(p, "--run", "RUN-1", "--max-iterations", "2");
 		expect(r.stderr).toContain(`created run RUN-1 (the owner, pid ${proc.pid}, ticks it)`);
 		expect(r.code).toBe(0);
 		const run = await getRun(p, "RUN-1");
 		expect(run.ticks).toBeGreaterThanOrEqual(2);
 		expect(r.stdout).toMatch(/^run RUN-1 active after \d+ ticks: awaiting_initial_work\n$/);
-		// The owner still runs: run did not take over or stop it.
+		// The owner still runs (run did not take over or stop it) and now has a run to tick.
 		expect(proc.exitCode).toBeNull();
+		expect(await health()).toBe("ready");
 		proc.kill("SIGTERM");
 		expect(await proc.exited).toBe(0);
 	});

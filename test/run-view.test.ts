@@ -2,11 +2,11 @@
 // thing in a pseudo-terminal (tmux): it shows the run, picks up an event another process commits,
 // follows a resize, and quits on q, Ctrl-C or SIGTERM with the terminal restored.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { nowIso } from "../src/domain/ids.ts";
 import { fit, isInteractive, readRunSnapshot, renderRunView } from "../src/tui/run-view.ts";
-import { makeProject, type Project, REPO, tempDir } from "./helpers.ts";
+import { MAIN, makeProject, type Project, REPO, tempDir } from "./helpers.ts";
 
 const DRIVER = join(REPO, "test", "fixtures-scripts", "run-view.ts");
 const width = (line: string) => Bun.stringWidth(line);
@@ -304,5 +304,50 @@ describe.skipIf(!TMUX)("runView in a real terminal (tmux)", () => {
 		await waitFor(session, "the run on screen", SLOW_MS, () => capture(session).includes(runId));
 		tmux("send-keys", "-t", session, "C-c");
 		await expectRestoredExit(session, "quit");
+	}, 60_000);
+});
+
+describe.skipIf(!TMUX)("interactive `roundtable run` in a real terminal (tmux)", () => {
+	test("it owns the project, shows the Chair's work within two refreshes, and q stops it all", async () => {
+		const p = await makeProject({ config: "mcp:\n  http_address: 127.0.0.1:0\n" });
+		const session = "cli";
+		const script = '"$@"; echo "cli: exit=$?"; exec sleep 600';
+		const cli = [process.execPath, MAIN, "run", "--root", p.root, "--run", "RUN-tty", "--interval", "300ms"];
+		tmux(
+			"new-session",
+			"-d",
+			"-s",
+			session,
+			"-x",
+			"100",
+			"-y",
+			"30",
+			"-c",
+			REPO,
+			"sh",
+			"-c",
+			script,
+			"sh",
+			...cli,
+		);
+		socketPath ??= tmux("display-message", "-p", "#{socket_path}").trim();
+		await waitFor(session, "the view", SLOW_MS, () => capture(session).includes("Roundtable run RUN-tty"));
+		// It is the owner (it publishes itself once it listens, just after the view is up).
+		await waitFor(session, "owner.json", SLOW_MS, () => existsSync(join(p.root, ".roundtable/owner.json")));
+
+		// A task created from outside: the Chair (this process) assigns it on its next tick.
+		await p.call("task.create", { title: "From outside", body_md: "b", run_id: "RUN-tty", task_id: "T-tty" });
+		const ms = await waitFor(session, "the Chair's task.assigned", 2 * 300 + 1000, () =>
+			/task\.assigned\s+chair-1\s+T-tty/.test(capture(session)),
+		);
+		console.info(
+			`run tmux: the Chair's assignment on screen ${Math.round(ms)} ms after the task was created`,
+		);
+
+		tmux("send-keys", "-t", session, "q");
+		await waitFor(session, "the command to exit", SLOW_MS, () => capture(session).includes("cli: exit="));
+		expect(capture(session)).toContain("cli: exit=0");
+		expect(paneModes(session)).toEqual({ alternate: false, cursor: true });
+		expect(existsSync(join(p.root, ".roundtable/owner.json"))).toBe(false);
 	}, 60_000);
 });

@@ -44,7 +44,10 @@ interface Conn {
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Connects to a socket path: true when something answers, false on ECONNREFUSED, throws otherwise. */
+/**
+ * Connects to a socket path: true when something answers, or is bound but too busy to accept
+ * (EAGAIN: its backlog is full); false on ECONNREFUSED (nobody listens); throws otherwise.
+ */
 async function isLive(path: string): Promise<boolean> {
 	try {
 		const probe = await Promise.race([
@@ -56,8 +59,12 @@ async function isLive(path: string): Promise<boolean> {
 		probe.end();
 		return true;
 	} catch (err) {
-		if ((err as NodeJS.ErrnoException).code === "ECONNREFUSED") return false;
-		throw new Error(`cannot confirm the socket at ${path} is stale: ${(err as Error).message}`);
+		const code = (err as NodeJS.ErrnoException).code;
+		if (code === "ECONNREFUSED") return false;
+		if (code === "EAGAIN") return true;
+		throw new Error(
+			`cannot confirm the socket at ${path} is stale: ${(err as Error).message}${code ? ` (${code})` : ""}`,
+		);
 	}
 }
 

@@ -45,8 +45,9 @@ interface Conn {
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Connects to a socket path: true when something answers, or is bound but too busy to accept
- * (EAGAIN: its backlog is full); false on ECONNREFUSED (nobody listens); throws otherwise.
+ * Connects to a socket path: true when something answers — also when it accepted and hung up at once
+ * (ECONNRESET) or is too busy to accept (EAGAIN: its backlog is full); false on ECONNREFUSED (nobody
+ * listens); throws otherwise.
  */
 async function isLive(path: string): Promise<boolean> {
 	try {
@@ -61,7 +62,7 @@ async function isLive(path: string): Promise<boolean> {
 	} catch (err) {
 		const code = (err as NodeJS.ErrnoException).code;
 		if (code === "ECONNREFUSED") return false;
-		if (code === "EAGAIN") return true;
+		if (code === "EAGAIN" || code === "ECONNRESET") return true;
 		throw new Error(
 			`cannot confirm the socket at ${path} is stale: ${(err as Error).message}${code ? ` (${code})` : ""}`,
 		);

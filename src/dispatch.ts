@@ -19,6 +19,7 @@ import * as repo from "./tools/repo.ts";
 import * as resources from "./tools/resources.ts";
 import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
+import * as tests from "./tools/tests.ts";
 import * as turns from "./tools/turns.ts";
 import * as validate from "./tools/validate.ts";
 
@@ -151,10 +152,13 @@ export function route(name: ToolName): Handler {
 			return readsRepo(prepared(governance.prepareReview, governance.review));
 
 		case "test.suggest":
-		case "test.run":
-		case "test.get_result":
-		case "test.evidence.submit":
 			return later;
+		case "test.run":
+			return direct(tests.run);
+		case "test.get_result":
+			return direct(tests.get);
+		case "test.evidence.submit":
+			return inTx(tests.submitEvidence);
 
 		case "memory.query":
 			return inTx(memory.query);
@@ -250,8 +254,14 @@ async function store(rt: Runtime, tx: Tx, tool: Tool, { key, argsHash }: Keyed, 
 	await tx.idempotency.put(tool.name, key, argsHash, result, now, expires);
 }
 
-/** A mutation that works outside one transaction (patch.apply touches files between its reads and its write). */
-function runDirectMutation(
+/** Keys of direct mutations running in this process: a retry while the first still runs is a conflict. */
+const running = new Set<string>();
+
+/**
+ * A mutation that works outside one transaction (patch.apply touches files between its reads and
+ * its write; test.run waits for a process).
+ */
+async function runDirectMutation(
 	rt: Runtime,
 	tool: Tool,
 	run: DirectHandler,
@@ -259,6 +269,28 @@ function runDirectMutation(
 	ctx: CallContext,
 ) {
 	const keyed = keyOf(args);
+	const slot = keyed.key === undefined ? undefined : `${tool.name}\0${keyed.key}`;
+	if (slot !== undefined && running.has(slot)) {
+		throw conflict(`a ${tool.name} call with idempotency key '${keyed.key}' is still running`, {
+			idempotency_key: keyed.key,
+		});
+	}
+	if (slot !== undefined) running.add(slot);
+	try {
+		return await runKeyed(rt, tool, run, args, ctx, keyed);
+	} finally {
+		if (slot !== undefined) running.delete(slot);
+	}
+}
+
+function runKeyed(
+	rt: Runtime,
+	tool: Tool,
+	run: DirectHandler,
+	args: Record<string, unknown>,
+	ctx: CallContext,
+	keyed: Keyed,
+) {
 	return run(args, {
 		rt,
 		ctx,

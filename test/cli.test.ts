@@ -175,10 +175,10 @@ describe("mcp inspect", () => {
 			implemented: true,
 			mutates: true,
 		});
-		expect(list.find((t) => t.name === "test.run")).toEqual({
-			name: "test.run",
+		expect(list.find((t) => t.name === "test.suggest")).toEqual({
+			name: "test.suggest",
 			implemented: false,
-			mutates: true,
+			mutates: false,
 		});
 	});
 

@@ -201,23 +201,36 @@ async function flow(files: Record<string, string>): Promise<Flow> {
 		async passTests(proposal, status = "passed", command = "bun test") {
 			const now = new Date().toISOString();
 			runs++;
-			await p.rt.store.withTransaction("write", (tx) =>
-				tx.testRuns.insert(
+			await p.rt.store.withTransaction("write", async (tx) => {
+				const run = await tx.testRuns.insert(
 					{
 						id: `TR-test-${runs}`,
 						proposal_id: proposal.id,
 						task_id: proposal.task_id,
 						command,
+						argv: command.split(" "),
+						patch_revision: proposal.patch_revision,
+						workdir: "proposal",
+						requested_by: "operator",
+						started_at: now,
+					},
+					now,
+				);
+				await tx.testRuns.finish(
+					run.id,
+					{
 						status: status as "passed",
 						exit_code: status === "passed" ? 0 : 1,
+						signal: null,
+						duration_ms: 1,
 						summary_md: `tests ${status}`,
-						patch_revision: proposal.patch_revision,
-						started_at: now,
+						output_bytes: 0,
+						truncated: false,
 						finished_at: now,
 					},
 					now,
-				),
-			);
+				);
+			});
 		},
 	};
 }
@@ -1187,8 +1200,19 @@ describe("policy gates through patch.validate", () => {
 		expect(f.gate(v, "tests")).toMatchObject({ ok: false });
 		expect(f.gate(v, "tests").reason).toContain("dependency_change");
 		await f.passTests(p, "failed");
-		await f.passTests(p, "reported");
-		expect(f.gate(await f.validate(p.id), "tests").ok).toBe(false);
+		// A tester's report of a pass is shown, never counted.
+		await f.p.call("test.evidence.submit", {
+			proposal_id: p.id,
+			agent_id: "tester-1",
+			command: "cargo test",
+			outcome: "passed",
+			summary_md: "all green here",
+		});
+		const reported = await f.validate(p.id);
+		expect(f.gate(reported, "tests").ok).toBe(false);
+		expect(
+			(reported as unknown as { reported_evidence: { outcome: string }[] }).reported_evidence,
+		).toMatchObject([{ outcome: "passed", agent_id: "tester-1", patch_revision: 1, status: "reported" }]);
 		await f.passTests(p);
 		v = await f.validate(p.id);
 		expect(f.gate(v, "tests")).toMatchObject({ ok: true, reason: "a passing test run for revision 1" });

@@ -91,6 +91,9 @@ const BUILT = [
 	"human.request_approval",
 	"human.approval_status",
 	"security.review",
+	"test.run",
+	"test.get_result",
+	"test.evidence.submit",
 ];
 
 const names = TOOLS.map((t) => t.name as string);

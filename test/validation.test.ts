@@ -353,37 +353,7 @@ describe("tools", () => {
 		expect((await p.fail("", {})).code).toBe("not_found");
 	});
 
-	test("a tool of an unbuilt family is unimplemented, naming the tool, and writes nothing", async () => {
-		const p = await makeProject();
-		await seedTask(p);
-		const before = await events(p);
-		const err = await p.fail("test.evidence.submit", {
-			proposal_id: "P-1",
-			command: "npm test",
-			outcome: "passed",
-			summary_md: "all green",
-			idempotency_key: "claim-1",
-		});
-		expect(err.code).toBe("unimplemented");
-		expect(err.message).toContain("test.evidence.submit");
-		expect(err.message).toContain("not implemented");
-		expect(err.details).toEqual({ tool: "test.evidence.submit", family: "tests" });
-
-		const run = await p.fail("test.run", { command: "npm test" });
-		expect(run.code).toBe("unimplemented");
-		expect(run.details).toMatchObject({ tool: "test.run" });
-
-		const result = await p.fail("test.get_result", { test_run_id: "TR-1" });
-		expect(result.code).toBe("unimplemented");
-
-		expect(await events(p)).toEqual(before);
-		// The key was not consumed either.
-		expect(
-			(await p.call("task.create", { title: "t", body_md: "b", idempotency_key: "claim-1" })).task,
-		).toBeDefined();
-	});
-
-	test("an unbuilt tool still validates its arguments first", async () => {
+	test("arguments are validated before any handler runs", async () => {
 		const p = await makeProject();
 		const err = await p.fail("test.run", { proposal_id: "P-1" });
 		expect(err.code).toBe("invalid_argument");

@@ -10,6 +10,7 @@ export const ID_PREFIXES = {
 	approval: "H-",
 	securityReview: "SR-",
 	testRun: "TR-",
+	evidence: "TE-",
 	memory: "M-",
 	run: "RUN-",
 } as const;

@@ -23,6 +23,7 @@ export const CLAIM_TYPES = ["read", "write", "review", "exclusive"] as const;
 export const APPROVAL_STATUSES = ["requested", "approved", "rejected"] as const;
 export const VOTES = ["approve", "approve_with_notes", "revise", "reject", "veto", "abstain"] as const;
 export const REVIEW_STATUSES = ["approved", "needs_changes", "veto"] as const;
+/** `error`: the command never ran (not spawnable, or the proposal's patch did not apply). */
 export const TEST_RUN_STATUSES = [
 	"running",
 	"passed",
@@ -30,8 +31,9 @@ export const TEST_RUN_STATUSES = [
 	"timed_out",
 	"cancelled",
 	"interrupted",
-	"reported",
+	"error",
 ] as const;
+export const TEST_OUTCOMES = ["passed", "failed", "inconclusive"] as const;
 export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as const;
 /** A turn request's life: queued, scheduled by the Chair, started, then completed or expired. */
 export const TURN_STATUSES = ["requested", "scheduled", "started", "completed", "expired"] as const;
@@ -53,6 +55,7 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export type Vote = (typeof VOTES)[number];
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 export type TestRunStatus = (typeof TEST_RUN_STATUSES)[number];
+export type TestOutcome = (typeof TEST_OUTCOMES)[number];
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 export type Risk = (typeof RISKS)[number];
 

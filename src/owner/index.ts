@@ -8,6 +8,7 @@ import { Coordinator } from "../chair/coordinator.ts";
 import type { TickReport } from "../chair/tick.ts";
 import { syncAgents } from "../config/agents.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
+import { markInterrupted } from "../tools/tests.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";
@@ -76,6 +77,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		await syncAgents(rt.store, config);
 		// Settle any apply a crash interrupted before serving anyone.
 		for (const s of await recoverNow(rt)) options.log(`recovered ${s.transaction_id}: ${s.outcome}`);
+		for (const id of await markInterrupted(rt)) options.log(`test run ${id} was interrupted by a crash`);
 		const socketPath = isAbsolute(config.mcp.socket_path)
 			? config.mcp.socket_path
 			: join(root, config.mcp.socket_path);

@@ -38,7 +38,7 @@ function readOwnerFile(path: string): OwnerInfo | undefined {
 	}
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
 		return true;

@@ -5,6 +5,7 @@ import {
 	decisionRecord,
 	patchRevisionRecord,
 	proposalRecord,
+	testEvidenceRecord,
 	transactionRecord,
 	voteRecord,
 } from "./records.ts";
@@ -215,7 +216,7 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Validate a patch",
 		description:
-			"Check a proposal without applying it and report every gate with a reason: claims (live, covering, not stale), the stored patch, parsing, coverage of every change, a trial `git apply --check`, and the policy gates (quorum, blockers, vetoes, roles, tests, rollback plan, human approval, security review). `valid` means it could be applied; `approvable` means policy allows it too.",
+			"Check a proposal without applying it and report every gate with a reason: claims (live, covering, not stale), the stored patch, parsing, coverage of every change, a trial `git apply --check`, and the policy gates (quorum, blockers, vetoes, roles, tests, rollback plan, human approval, security review). `valid` means it could be applied; `approvable` means policy allows it too. `reported_evidence` lists what testers reported on this revision (test.evidence.submit): shown, never counted as a pass.",
 		args: proposalId,
 		output: type({
 			proposal: proposalRecord,
@@ -225,6 +226,7 @@ export const proposalTools = [
 			gates: gate.array(),
 			stale_claims: "string[]",
 			policy: evaluationRecord.or("null"),
+			reported_evidence: testEvidenceRecord.array(),
 		}),
 		mutates: false,
 	}),

@@ -11,6 +11,7 @@ import {
 	RISKS,
 	RUN_STATUSES,
 	TASK_STATUSES,
+	TEST_OUTCOMES,
 	TEST_RUN_STATUSES,
 	VOTES,
 } from "../domain/statuses.ts";
@@ -232,13 +233,39 @@ export const testRunRecord = type({
 	id: "string",
 	proposal_id: "string | null",
 	task_id: "string | null",
+	/** The argv, quoted and joined: the form allowlists and expected_tests compare. */
 	command: "string",
+	argv: "string[]",
 	status: type.enumerated(...TEST_RUN_STATUSES),
 	exit_code: "number.integer | null",
+	/** The signal that ended it (a timeout or cancellation kills the process group). */
+	signal: "string | null",
+	duration_ms: "number.integer >= 0 | null",
 	summary_md: "string",
 	patch_revision: "number.integer | null",
+	/** `project`: the project root; `proposal`: a scratch copy with the proposal's patch applied. */
+	workdir: "'project' | 'proposal'",
+	requested_by: "string",
+	/** Bytes the command wrote; past tests.max_output_bytes the log keeps the head and the tail. */
+	output_bytes: "number.integer >= 0",
+	truncated: "boolean",
 	started_at: timestamp,
 	finished_at: timestamp.or("null"),
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+export const testEvidenceRecord = type({
+	id: "string",
+	proposal_id: "string",
+	patch_revision: "number.integer >= 1",
+	agent_id: "string",
+	session_id: "string | null",
+	command: "string",
+	outcome: type.enumerated(...TEST_OUTCOMES),
+	summary_md: "string",
+	status: "'reported'",
 	revision,
 	created_at: timestamp,
 	updated_at: timestamp,
@@ -283,5 +310,6 @@ export type VoteRecord = typeof voteRecord.infer;
 export type ApprovalRecord = typeof approvalRecord.infer;
 export type SecurityReviewRecord = typeof securityReviewRecord.infer;
 export type TestRunRecord = typeof testRunRecord.infer;
+export type TestEvidenceRecord = typeof testEvidenceRecord.infer;
 export type TransactionRecord = typeof transactionRecord.infer;
 export type FileState = typeof fileState.infer;

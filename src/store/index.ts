@@ -15,7 +15,7 @@ import { reviewQueries } from "./reviews.ts";
 import { chairStateQueries, runQueries } from "./runs.ts";
 import { sessionQueries } from "./sessions.ts";
 import { taskQueries } from "./tasks.ts";
-import { testRunQueries } from "./test-runs.ts";
+import { testEvidenceQueries, testRunQueries } from "./test-runs.ts";
 import { transactionQueries } from "./transactions.ts";
 import { turnQueries } from "./turns.ts";
 import { voteQueries } from "./votes.ts";
@@ -34,6 +34,7 @@ const makeTx = (c: Conn) => ({
 	approvals: approvalQueries(c),
 	reviews: reviewQueries(c),
 	testRuns: testRunQueries(c),
+	testEvidence: testEvidenceQueries(c),
 	transactions: transactionQueries(c),
 	turns: turnQueries(c),
 	chairState: chairStateQueries(c),

@@ -11,6 +11,7 @@ import {
 	RUN_STATUSES,
 	SESSION_STATUSES,
 	TASK_STATUSES,
+	TEST_OUTCOMES,
 	TEST_RUN_STATUSES,
 	TURN_STATUSES,
 	VOTES,
@@ -401,6 +402,65 @@ CREATE TABLE sessions (
 	updated_at TEXT NOT NULL
 );
 CREATE INDEX sessions_by_agent ON sessions (agent_id, status, last_seen_at);
+`,
+	},
+	{
+		version: 6,
+		name: "test runs as test.run records them; test evidence reported by testers",
+		sql: `
+-- test_runs gains what a real run has (argv, signal, duration, where it ran, output size) and the
+-- status 'error'; reported evidence moves to its own table. SQLite changes a CHECK by rebuilding.
+CREATE TABLE test_runs_next (
+	id TEXT PRIMARY KEY,
+	proposal_id TEXT REFERENCES proposals (id),
+	task_id TEXT REFERENCES tasks (id),
+	-- the argv, quoted and joined: what allowlists and expected_tests compare
+	command TEXT NOT NULL,
+	argv TEXT NOT NULL DEFAULT '[]',
+	status TEXT NOT NULL CHECK (status IN (${list(TEST_RUN_STATUSES)})),
+	exit_code INTEGER,
+	signal TEXT,
+	duration_ms INTEGER,
+	summary_md TEXT NOT NULL DEFAULT '',
+	patch_revision INTEGER,
+	-- 'project': the project root; 'proposal': a scratch copy with the proposal's patch applied
+	workdir TEXT NOT NULL DEFAULT 'project' CHECK (workdir IN ('project', 'proposal')),
+	requested_by TEXT NOT NULL DEFAULT 'operator',
+	-- the process running it, so a start-up sweep marks only runs whose runner died as interrupted
+	runner_pid INTEGER,
+	output_bytes INTEGER NOT NULL DEFAULT 0,
+	truncated INTEGER NOT NULL DEFAULT 0 CHECK (truncated IN (0, 1)),
+	started_at TEXT NOT NULL,
+	finished_at TEXT,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+INSERT INTO test_runs_next (id, proposal_id, task_id, command, status, exit_code, summary_md, patch_revision,
+	started_at, finished_at, revision, created_at, updated_at)
+	SELECT id, proposal_id, task_id, command, status, exit_code, summary_md, patch_revision, started_at, finished_at,
+	revision, created_at, updated_at FROM test_runs WHERE status IN (${list(TEST_RUN_STATUSES)});
+DROP TABLE test_runs;
+ALTER TABLE test_runs_next RENAME TO test_runs;
+CREATE INDEX test_runs_by_proposal ON test_runs (proposal_id, patch_revision);
+CREATE INDEX test_runs_by_status ON test_runs (status);
+
+CREATE TABLE test_evidence (
+	id TEXT PRIMARY KEY,
+	proposal_id TEXT NOT NULL REFERENCES proposals (id),
+	patch_revision INTEGER NOT NULL,
+	agent_id TEXT NOT NULL REFERENCES agents (id),
+	session_id TEXT REFERENCES sessions (id),
+	command TEXT NOT NULL,
+	outcome TEXT NOT NULL CHECK (outcome IN (${list(TEST_OUTCOMES)})),
+	summary_md TEXT NOT NULL,
+	-- never anything else: an agent's report is not a host-verified run
+	status TEXT NOT NULL DEFAULT 'reported' CHECK (status = 'reported'),
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX test_evidence_by_proposal ON test_evidence (proposal_id, patch_revision);
 `,
 	},
 ];

@@ -1,33 +1,101 @@
-import type { TestRunRecord } from "../registry/records.ts";
+import type { TestEvidenceRecord, TestRunRecord } from "../registry/records.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =
-	"id, proposal_id, task_id, command, status, exit_code, summary_md, patch_revision, started_at, finished_at, revision, created_at, updated_at";
+	"id, proposal_id, task_id, command, argv, status, exit_code, signal, duration_ms, summary_md, patch_revision, workdir, requested_by, output_bytes, truncated, started_at, finished_at, revision, created_at, updated_at";
 
-export type NewTestRun = Omit<TestRunRecord, "revision" | "created_at" | "updated_at">;
+interface TestRunRow extends Omit<TestRunRecord, "argv" | "truncated"> {
+	argv: string;
+	truncated: number;
+}
+
+const toRecord = (r: TestRunRow): TestRunRecord => ({
+	...r,
+	argv: JSON.parse(r.argv),
+	truncated: r.truncated === 1,
+});
+
+export type NewTestRun = Pick<
+	TestRunRecord,
+	| "id"
+	| "proposal_id"
+	| "task_id"
+	| "command"
+	| "argv"
+	| "patch_revision"
+	| "workdir"
+	| "requested_by"
+	| "started_at"
+>;
+
+export type TestRunOutcome = Pick<
+	TestRunRecord,
+	| "status"
+	| "exit_code"
+	| "signal"
+	| "duration_ms"
+	| "summary_md"
+	| "output_bytes"
+	| "truncated"
+	| "finished_at"
+>;
 
 export const testRunQueries = (c: Conn) => ({
 	async get(id: string): Promise<TestRunRecord | undefined> {
-		return c.get<TestRunRecord>(`SELECT ${COLUMNS} FROM test_runs WHERE id = ?`, id);
+		const row = c.get<TestRunRow>(`SELECT ${COLUMNS} FROM test_runs WHERE id = ?`, id);
+		return row && toRecord(row);
 	},
 
+	/** A run as it starts: status running, in this process. */
 	async insert(t: NewTestRun, now: string): Promise<TestRunRecord> {
-		return c.get<TestRunRecord>(
-			`INSERT INTO test_runs (id, proposal_id, task_id, command, status, exit_code, summary_md, patch_revision, started_at,
-			 finished_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-			t.id,
-			t.proposal_id,
-			t.task_id,
-			t.command,
-			t.status,
-			t.exit_code,
-			t.summary_md,
-			t.patch_revision,
-			t.started_at,
-			t.finished_at,
-			now,
-			now,
-		) as TestRunRecord;
+		return toRecord(
+			c.get<TestRunRow>(
+				`INSERT INTO test_runs (id, proposal_id, task_id, command, argv, status, patch_revision, workdir, requested_by,
+				 runner_pid, started_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)
+				 RETURNING ${COLUMNS}`,
+				t.id,
+				t.proposal_id,
+				t.task_id,
+				t.command,
+				JSON.stringify(t.argv),
+				t.patch_revision,
+				t.workdir,
+				t.requested_by,
+				process.pid,
+				t.started_at,
+				now,
+				now,
+			) as TestRunRow,
+		);
+	},
+
+	/** How a running run ended. */
+	async finish(id: string, o: TestRunOutcome, now: string): Promise<TestRunRecord> {
+		return toRecord(
+			c.get<TestRunRow>(
+				`UPDATE test_runs SET status = ?, exit_code = ?, signal = ?, duration_ms = ?, summary_md = ?, output_bytes = ?,
+				 truncated = ?, finished_at = ?, revision = revision + 1, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
+				o.status,
+				o.exit_code,
+				o.signal,
+				o.duration_ms,
+				o.summary_md,
+				o.output_bytes,
+				o.truncated ? 1 : 0,
+				o.finished_at,
+				now,
+				id,
+			) as TestRunRow,
+		);
+	},
+
+	/** Runs still `running`, with the pid of the process running each (null: unknown). */
+	async running(): Promise<(TestRunRecord & { runner_pid: number | null })[]> {
+		return c
+			.all<TestRunRow & { runner_pid: number | null }>(
+				`SELECT ${COLUMNS}, runner_pid FROM test_runs WHERE status = 'running' ORDER BY started_at, id`,
+			)
+			.map(({ runner_pid, ...r }) => ({ ...toRecord(r), runner_pid }));
 	},
 
 	/** The commands that passed on this patch revision of the proposal. */
@@ -39,5 +107,38 @@ export const testRunQueries = (c: Conn) => ({
 				patchRevision,
 			)
 			.map((r) => r.command);
+	},
+});
+
+const EVIDENCE_COLUMNS =
+	"id, proposal_id, patch_revision, agent_id, session_id, command, outcome, summary_md, status, revision, created_at, updated_at";
+
+export type NewEvidence = Omit<TestEvidenceRecord, "status" | "revision" | "created_at" | "updated_at">;
+
+export const testEvidenceQueries = (c: Conn) => ({
+	async insert(e: NewEvidence, now: string): Promise<TestEvidenceRecord> {
+		return c.get<TestEvidenceRecord>(
+			`INSERT INTO test_evidence (id, proposal_id, patch_revision, agent_id, session_id, command, outcome, summary_md,
+			 created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${EVIDENCE_COLUMNS}`,
+			e.id,
+			e.proposal_id,
+			e.patch_revision,
+			e.agent_id,
+			e.session_id,
+			e.command,
+			e.outcome,
+			e.summary_md,
+			now,
+			now,
+		) as TestEvidenceRecord;
+	},
+
+	/** What testers reported on this revision of the proposal, oldest first. */
+	async forRevision(proposalId: string, patchRevision: number): Promise<TestEvidenceRecord[]> {
+		return c.all<TestEvidenceRecord>(
+			`SELECT ${EVIDENCE_COLUMNS} FROM test_evidence WHERE proposal_id = ? AND patch_revision = ? ORDER BY created_at, id`,
+			proposalId,
+			patchRevision,
+		);
 	},
 });

@@ -272,7 +272,10 @@ export function readPolicy(root: string): Policy | PolicyError {
 }
 
 export async function validate(a: Args<"patch.validate">, env: Env) {
-	const e = await env.rt.store.withTransaction("read", (tx) => gatherEvidence(tx, a.proposal_id, env.now));
+	const { e, reported } = await env.rt.store.withTransaction("read", async (tx) => {
+		const e = await gatherEvidence(tx, a.proposal_id, env.now);
+		return { e, reported: await tx.testEvidence.forRevision(e.proposal.id, e.proposal.patch_revision) };
+	});
 	const report = await checkProposal(env.rt.root, e, policyOf(env.rt));
 	return {
 		proposal: e.proposal,
@@ -282,5 +285,7 @@ export async function validate(a: Args<"patch.validate">, env: Env) {
 		gates: report.gates,
 		stale_claims: report.stale_claims,
 		policy: report.policy,
+		// What testers reported on this revision: shown, never counted as a pass by the tests gate.
+		reported_evidence: reported,
 	};
 }

@@ -1,0 +1,98 @@
+// Where a proposal's tests run: a scratch copy of the project as git sees it (tracked and untracked
+// files, not ignored ones, never .git/ or .roundtable/) with the proposal's current patch applied,
+// outside the project so nothing in it finds the real repository above. Dependency folders that the
+// copy leaves out (node_modules, a virtualenv) are linked in, so the tests can import them.
+import {
+	chmodSync,
+	constants,
+	copyFileSync,
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	mkdtempSync,
+	readlinkSync,
+	rmSync,
+	symlinkSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { listFiles } from "../repo/files.ts";
+
+/** Ignored folders that hold installed dependencies, looked for next to each package manifest. */
+const DEPENDENCY_DIRS = ["node_modules", ".venv", "venv"];
+
+export class PatchDoesNotApply extends Error {}
+
+export interface Workdir {
+	dir: string;
+	remove(): void;
+}
+
+function copyTree(root: string, dir: string, files: string[]): void {
+	const made = new Set<string>();
+	for (const rel of files) {
+		const from = join(root, rel);
+		const to = join(dir, rel);
+		let stat: ReturnType<typeof lstatSync>;
+		try {
+			stat = lstatSync(from);
+		} catch {
+			continue; // tracked but deleted in the working tree: absent here too
+		}
+		const parent = dirname(to);
+		if (!made.has(parent)) {
+			mkdirSync(parent, { recursive: true });
+			made.add(parent);
+		}
+		if (stat.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
+		else if (stat.isFile()) {
+			copyFileSync(from, to, constants.COPYFILE_FICLONE);
+			chmodSync(to, stat.mode & 0o7777);
+		}
+	}
+}
+
+function linkDependencies(root: string, dir: string, files: string[]): void {
+	const homes = new Set([""]);
+	for (const rel of files) {
+		if (/(^|\/)(package\.json|pyproject\.toml|requirements\.txt)$/.test(rel))
+			homes.add(dirname(rel) === "." ? "" : dirname(rel));
+	}
+	for (const home of homes) {
+		for (const name of DEPENDENCY_DIRS) {
+			const rel = home === "" ? name : `${home}/${name}`;
+			if (existsSync(join(root, rel)) && !existsSync(join(dir, rel))) {
+				mkdirSync(dirname(join(dir, rel)), { recursive: true });
+				symlinkSync(join(root, rel), join(dir, rel));
+			}
+		}
+	}
+}
+
+/** A scratch copy of the project with the patch applied; throws PatchDoesNotApply when it does not. */
+export async function proposalWorkdir(root: string, patchFile: string, strip: number): Promise<Workdir> {
+	const dir = mkdtempSync(join(tmpdir(), "roundtable-test-"));
+	const remove = () => rmSync(dir, { recursive: true, force: true });
+	try {
+		const files = await listFiles(root);
+		copyTree(root, dir, files);
+		linkDependencies(root, dir, files);
+		const proc = Bun.spawn(["git", "apply", "--recount", `-p${strip}`, patchFile], {
+			cwd: dir,
+			stdin: "ignore",
+			stdout: "ignore",
+			stderr: "pipe",
+			env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(dir) },
+		});
+		const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+		if (code !== 0) {
+			throw new PatchDoesNotApply(
+				`the proposal's patch does not apply: ${stderr.trim().split("\n").slice(0, 3).join("; ")}`,
+			);
+		}
+		return { dir, remove };
+	} catch (err) {
+		remove();
+		throw err;
+	}
+}

@@ -1,0 +1,379 @@
+// test.run, test.get_result, test.evidence.submit and test.suggest. A run is recorded `running`
+// before it starts and finished when it ends; its log goes to .roundtable/testlogs/<id>.log (our id,
+// never the caller's text). A failing test is a result, not a tool error.
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { withRepository } from "../apply/recover.ts";
+import { actorId } from "../context.ts";
+import type { Env } from "../dispatch.ts";
+import { mintId, nowIso } from "../domain/ids.ts";
+import type { TestRunStatus } from "../domain/statuses.ts";
+import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { writeFileAtomic } from "../fsutil.ts";
+import { isAlive } from "../owner/presence.ts";
+import { patchPath } from "../patches.ts";
+import type { Args } from "../registry/index.ts";
+import type { TestRunRecord } from "../registry/records.ts";
+import type { Runtime } from "../runtime.ts";
+import type { Tx } from "../store/index.ts";
+import type { TestRunOutcome } from "../store/test-runs.ts";
+import { allowedBy, canonical, splitCommand } from "../testing/argv.ts";
+import { type ProcessResult, runProcess } from "../testing/process.ts";
+import { PatchDoesNotApply, proposalWorkdir, type Workdir } from "../testing/workdir.ts";
+import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
+
+export const TESTLOGS_DIR = ".roundtable/testlogs";
+const logPath = (root: string, id: string) => join(root, TESTLOGS_DIR, `${id}.log`);
+const SUMMARY_LINES = 10;
+const RESULT_LOG_BYTES = 64 * 1024;
+const PROGRESS_EVERY_MS = 1000;
+const MAX_EVIDENCE_COMMAND = 4 * 1024;
+const MAX_EVIDENCE_SUMMARY = 16 * 1024;
+
+/** The environment a test sees: the allowlisted variables, never Roundtable's own (its token). */
+function testEnv(allowlist: readonly string[]): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const name of allowlist) {
+		const value = process.env[name];
+		if (value !== undefined && !name.startsWith("ROUNDTABLE_")) env[name] = value;
+	}
+	return env;
+}
+
+function summarize(output: Uint8Array): string {
+	const lines = new TextDecoder()
+		.decode(output)
+		.split("\n")
+		.filter((l) => l.trim() !== "");
+	return lines.slice(-SUMMARY_LINES).join("\n").slice(-2000) || "No test output captured.";
+}
+
+function statusOf(r: ProcessResult): TestRunStatus {
+	if (r.error) return "error";
+	if (r.timed_out) return "timed_out";
+	if (r.cancelled) return "cancelled";
+	return r.exit_code === 0 ? "passed" : "failed";
+}
+
+/** The last `bytes` of a log, from a character boundary. */
+function tail(text: Uint8Array, bytes: number): string {
+	return new TextDecoder().decode(text.byteLength > bytes ? text.subarray(text.byteLength - bytes) : text);
+}
+
+async function finish(
+	rt: Runtime,
+	run: TestRunRecord,
+	o: TestRunOutcome,
+	remember?: Env["remember"],
+	log = "",
+) {
+	return rt.store.withTransaction("write", async (tx) => {
+		const now = nowIso();
+		const test_run = await tx.testRuns.finish(run.id, o, now);
+		await tx.events.append(
+			{
+				type: "test.finished",
+				actor_id: run.requested_by,
+				task_id: run.task_id,
+				payload: {
+					test_run_id: run.id,
+					proposal_id: run.proposal_id,
+					patch_revision: run.patch_revision,
+					status: o.status,
+					exit_code: o.exit_code,
+					signal: o.signal,
+					duration_ms: o.duration_ms,
+				},
+			},
+			now,
+		);
+		const result = { test_run, log };
+		await remember?.(tx, result);
+		return result;
+	});
+}
+
+export async function run(a: Args<"test.run">, env: Env) {
+	const { rt, ctx } = env;
+	const { tests } = rt.config;
+	const argv = splitCommand(a.command);
+	if (!allowedBy(argv, tests.allowed_commands)) {
+		throw new ToolError(
+			"permission_denied",
+			`'${canonical(argv)}' does not start with a command in tests.allowed_commands`,
+			{
+				field: "command",
+				allowed: tests.allowed_commands,
+			},
+		);
+	}
+	const timeoutSeconds = a.timeout_seconds ?? tests.timeout_seconds;
+	if (timeoutSeconds > tests.timeout_seconds) {
+		throw invalidArgument(`timeout_seconds may be at most tests.timeout_seconds (${tests.timeout_seconds})`, {
+			field: "timeout_seconds",
+		});
+	}
+	const earlier = await env.replay?.();
+	if (earlier) return earlier;
+
+	const started = await rt.store.withTransaction("write", async (tx) => {
+		const now = nowIso();
+		const proposal = a.proposal_id === undefined ? undefined : await requireProposal(tx, a.proposal_id);
+		const patch = proposal && (await tx.proposals.currentPatch(proposal.id));
+		if (proposal && !patch)
+			throw failedPrecondition(`proposal ${proposal.id} has no patch revision`, { proposal_id: proposal.id });
+		if (a.task_id !== undefined) await requireTask(tx, a.task_id);
+		const test_run = await tx.testRuns.insert(
+			{
+				id: mintId("testRun"),
+				proposal_id: proposal?.id ?? null,
+				task_id: a.task_id ?? proposal?.task_id ?? null,
+				command: canonical(argv),
+				argv,
+				patch_revision: patch?.number ?? null,
+				workdir: proposal ? "proposal" : "project",
+				requested_by: actorId(ctx),
+				started_at: now,
+			},
+			now,
+		);
+		await tx.events.append(
+			{
+				type: "test.started",
+				actor_id: test_run.requested_by,
+				task_id: test_run.task_id,
+				payload: {
+					test_run_id: test_run.id,
+					command: test_run.command,
+					proposal_id: test_run.proposal_id,
+					patch_revision: test_run.patch_revision,
+					workdir: test_run.workdir,
+				},
+			},
+			now,
+		);
+		return { test_run, patch };
+	});
+	const testRun = started.test_run;
+
+	let workdir: Workdir | undefined;
+	let result: ProcessResult;
+	try {
+		if (started.patch) {
+			const { sha256, strip } = started.patch;
+			// The copy is taken under the repository lock: never a half-applied tree.
+			workdir = await withRepository(rt, "shared", () =>
+				proposalWorkdir(rt.root, patchPath(rt.root, sha256), strip),
+			);
+		}
+		const begun = performance.now();
+		let lastLine = "";
+		let lastReport = 0;
+		const report = () => {
+			const elapsed = Math.round((performance.now() - begun) / 1000);
+			ctx.progress(elapsed, timeoutSeconds, lastLine ? `${elapsed}s: ${lastLine}` : `${elapsed}s`);
+			lastReport = performance.now();
+		};
+		const heartbeat = setInterval(report, PROGRESS_EVERY_MS);
+		try {
+			result = await runProcess({
+				argv,
+				cwd: workdir?.dir ?? rt.root,
+				env: testEnv(tests.env_allowlist),
+				timeoutMs: timeoutSeconds * 1000,
+				maxBytes: tests.max_output_bytes,
+				signal: ctx.signal,
+				onLine: (line) => {
+					lastLine = line;
+					if (performance.now() - lastReport >= PROGRESS_EVERY_MS) report();
+				},
+			});
+		} finally {
+			clearInterval(heartbeat);
+		}
+	} catch (err) {
+		const message =
+			err instanceof PatchDoesNotApply ? err.message : `the test could not be run: ${(err as Error).message}`;
+		return finish(
+			rt,
+			testRun,
+			{
+				status: "error",
+				exit_code: null,
+				signal: null,
+				duration_ms: 0,
+				summary_md: message,
+				output_bytes: 0,
+				truncated: false,
+				finished_at: nowIso(),
+			},
+			env.remember,
+			message,
+		);
+	} finally {
+		workdir?.remove();
+	}
+
+	mkdirSync(join(rt.root, TESTLOGS_DIR), { recursive: true, mode: 0o700 });
+	writeFileAtomic(logPath(rt.root, testRun.id), result.output, 0o600);
+	const status = statusOf(result);
+	const why =
+		status === "timed_out"
+			? `\n(killed after ${timeoutSeconds}s)`
+			: status === "cancelled"
+				? "\n(cancelled)"
+				: "";
+	const done = await finish(
+		rt,
+		testRun,
+		{
+			status,
+			exit_code: result.exit_code,
+			signal: result.signal,
+			duration_ms: result.duration_ms,
+			summary_md: result.error ?? `${summarize(result.output)}${why}`,
+			output_bytes: result.output_bytes,
+			truncated: result.truncated,
+			finished_at: nowIso(),
+		},
+		env.remember,
+		tail(result.output, RESULT_LOG_BYTES),
+	);
+	return done;
+}
+
+/** A page of a stored log: `max_bytes` from `offset`, by default the last page. */
+function readLog(path: string, offset: number | undefined, maxBytes: number) {
+	let fd: number;
+	try {
+		fd = openSync(path, "r");
+	} catch {
+		return { log: "", offset: 0, next_offset: null, log_bytes: 0 };
+	}
+	try {
+		const size = fstatSync(fd).size;
+		const from = Math.min(offset ?? Math.max(0, size - maxBytes), size);
+		const buffer = Buffer.alloc(Math.min(maxBytes, size - from));
+		const read = buffer.byteLength === 0 ? 0 : readSync(fd, buffer, 0, buffer.byteLength, from);
+		const end = from + read;
+		return {
+			log: buffer.subarray(0, read).toString("utf8"),
+			offset: from,
+			next_offset: end < size ? end : null,
+			log_bytes: size,
+		};
+	} finally {
+		closeSync(fd);
+	}
+}
+
+export async function get(a: Args<"test.get_result">, env: Env) {
+	const test_run = await env.rt.store.withTransaction("read", (tx) => tx.testRuns.get(a.test_run_id));
+	if (!test_run) throw notFound(`test run ${a.test_run_id} not found`, { test_run_id: a.test_run_id });
+	// The log is read after the transaction: no file I/O inside one.
+	const page = readLog(logPath(env.rt.root, test_run.id), a.offset, a.max_bytes ?? RESULT_LOG_BYTES);
+	// A run that ended before its command ran (status error) has no log file: its reason is the log.
+	const log = page.log_bytes === 0 && test_run.status === "error" ? test_run.summary_md : page.log;
+	return { test_run, ...page, log };
+}
+
+export async function submitEvidence(tx: Tx, a: Args<"test.evidence.submit">, env: Env) {
+	if (Buffer.byteLength(a.command) > MAX_EVIDENCE_COMMAND) {
+		throw invalidArgument(`command must be at most ${MAX_EVIDENCE_COMMAND} bytes`, { field: "command" });
+	}
+	if (Buffer.byteLength(a.summary_md) > MAX_EVIDENCE_SUMMARY) {
+		throw invalidArgument(`summary_md must be at most ${MAX_EVIDENCE_SUMMARY} bytes`, {
+			field: "summary_md",
+		});
+	}
+	const agent = await requireEnabledAgent(tx, a.agent_id, "agent_id");
+	if (agent.role !== "Tester") {
+		throw new ToolError(
+			"permission_denied",
+			`only an agent with the Tester role submits test evidence; ${agent.id} is ${agent.role}`,
+			{
+				agent_id: agent.id,
+				role: agent.role,
+			},
+		);
+	}
+	const proposal = await requireProposal(tx, a.proposal_id);
+	const session = await tx.sessions.latestFor(agent.id);
+	const evidence = await tx.testEvidence.insert(
+		{
+			id: mintId("evidence"),
+			proposal_id: proposal.id,
+			patch_revision: proposal.patch_revision,
+			agent_id: agent.id,
+			session_id: session?.status === "active" ? session.id : null,
+			command: a.command.trim(),
+			outcome: a.outcome,
+			summary_md: a.summary_md,
+		},
+		env.now,
+	);
+	await tx.events.append(
+		{
+			type: "test.evidence_submitted",
+			actor_id: agent.id,
+			run_id: proposal.run_id,
+			task_id: proposal.task_id,
+			payload: {
+				evidence_id: evidence.id,
+				proposal_id: proposal.id,
+				patch_revision: evidence.patch_revision,
+				outcome: evidence.outcome,
+				command: evidence.command,
+			},
+		},
+		env.now,
+	);
+	return { evidence };
+}
+
+/**
+ * Runs a crash left `running` (their runner process is gone) become `interrupted`; the owner does
+ * this at start. A run whose runner still lives (a `mcp call` beside the owner) is left alone.
+ */
+export async function markInterrupted(rt: Runtime): Promise<string[]> {
+	return rt.store.withTransaction("write", async (tx) => {
+		const now = nowIso();
+		const marked: string[] = [];
+		for (const r of await tx.testRuns.running()) {
+			if (r.runner_pid !== null && r.runner_pid !== process.pid && isAlive(r.runner_pid)) continue;
+			await tx.testRuns.finish(
+				r.id,
+				{
+					status: "interrupted",
+					exit_code: null,
+					signal: null,
+					duration_ms: null,
+					summary_md: "The process running this test stopped before it finished.",
+					output_bytes: 0,
+					truncated: false,
+					finished_at: now,
+				},
+				now,
+			);
+			await tx.events.append(
+				{
+					type: "test.finished",
+					actor_id: "system",
+					task_id: r.task_id,
+					payload: {
+						test_run_id: r.id,
+						proposal_id: r.proposal_id,
+						patch_revision: r.patch_revision,
+						status: "interrupted",
+						exit_code: null,
+						signal: null,
+						duration_ms: null,
+					},
+				},
+				now,
+			);
+			marked.push(r.id);
+		}
+		return marked;
+	});
+}

@@ -5,11 +5,12 @@ import * as claims from "./claims.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
+import * as testrun from "./testrun.bench.ts";
 import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-for (const bench of [dispatch, watch, transports, search, symbols, claims, apply, chair]) {
+for (const bench of [dispatch, watch, transports, search, symbols, claims, apply, chair, testrun]) {
 	await bench.run();
 	console.log();
 }

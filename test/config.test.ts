@@ -386,15 +386,26 @@ describe("errors name the file, the line and the key", () => {
 		}
 	});
 
-	test("a bare interpreter in tests.allowed_commands is refused, naming the entry", () => {
+	test("an interpreter alone, or with an eval flag, in tests.allowed_commands is refused, naming the entry", () => {
 		const e = configError(lines("tests:", "  allowed_commands:", "    - npm test", "    - python"));
 		expect(e.message).toBe(
-			"config.yaml:4: 'tests.allowed_commands[1]' is a bare interpreter ('python'): name a test entry point, e.g. 'npm test' or 'python -m pytest'",
+			"config.yaml:4: 'tests.allowed_commands[1]' lets any program run ('python'): name a test entry point, e.g. 'npm test' or 'python -m pytest'",
 		);
 		expect(e.key).toBe("tests.allowed_commands[1]");
-		for (const bare of ["sh", "bash", "node", "bun", "npx", "env"]) {
+		for (const bare of [
+			"sh",
+			"bash",
+			"node",
+			"bun",
+			"npx",
+			"env",
+			"sh -c",
+			"node -e",
+			"python3 -c",
+			"bun --eval",
+		]) {
 			expect(configError(`tests:\n  allowed_commands: [${bare}]\n`).message).toContain(
-				"is a bare interpreter",
+				"lets any program run",
 			);
 		}
 		expect(

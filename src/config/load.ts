@@ -158,6 +158,8 @@ const INTERPRETERS = new Set([
 	"bunx",
 	"env",
 ]);
+/** After an interpreter, these make the rest of the command line a program of the caller's choosing. */
+const EVAL_FLAGS = new Set(["-c", "-e", "--eval", "-p", "--print", "-i", "-"]);
 
 function checkCrossReferences(config: Config, fail: (path: Path, detail: string) => never): void {
 	const adapterNames = Object.keys(config.adapters);
@@ -188,10 +190,10 @@ function checkCrossReferences(config: Config, fail: (path: Path, detail: string)
 	}
 	config.tests.allowed_commands.forEach((entry, i) => {
 		const words = entry.trim().split(/\s+/);
-		if (words.length === 1 && INTERPRETERS.has(words[0] ?? "")) {
+		if (INTERPRETERS.has(words[0] ?? "") && (words.length === 1 || EVAL_FLAGS.has(words[1] ?? ""))) {
 			fail(
 				["tests", "allowed_commands", i],
-				`'tests.allowed_commands[${i}]' is a bare interpreter ('${entry}'): name a test entry point, e.g. 'npm test' or 'python -m pytest'`,
+				`'tests.allowed_commands[${i}]' lets any program run ('${entry}'): name a test entry point, e.g. 'npm test' or 'python -m pytest'`,
 			);
 		}
 	});

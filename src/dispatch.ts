@@ -7,7 +7,7 @@ import { canonicalJson, sha256 } from "./domain/canonical.ts";
 import { nowIso } from "./domain/ids.ts";
 import { didYouMean, suggestion } from "./domain/suggest.ts";
 import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
-import { familyArea, findTool, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
+import { findTool, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
 import type { Runtime } from "./runtime.ts";
 import type { Tx } from "./store/index.ts";
@@ -52,7 +52,6 @@ type Handler = (
 	| { kind: "tx"; run: TxHandler }
 	| { kind: "direct"; run: DirectHandler }
 	| { kind: "prepared"; prepare: Prepare<unknown>; run: PreparedRun<unknown> }
-	| { kind: "unimplemented" }
 ) & {
 	/**
 	 * Reads repository files (the prepare phase of a prepared handler) or the transaction table:
@@ -68,10 +67,9 @@ const prepared = <P>(prepare: Prepare<P>, run: PreparedRun<P>): Handler => ({
 	prepare,
 	run: run as PreparedRun<unknown>,
 });
-const later: Handler = { kind: "unimplemented" };
 const readsRepo = (h: Handler): Handler => ({ ...h, readsRepo: true });
 
-/** The one switch. It lists every registry name; a tool whose family is not built yet is `later`. */
+/** The one switch. It lists every registry name, and `never` below proves it lists them all. */
 export function route(name: ToolName): Handler {
 	switch (name) {
 		case "table.get_state":
@@ -152,7 +150,7 @@ export function route(name: ToolName): Handler {
 			return readsRepo(prepared(governance.prepareReview, governance.review));
 
 		case "test.suggest":
-			return later;
+			return readsRepo(direct(tests.suggest));
 		case "test.run":
 			return direct(tests.run);
 		case "test.get_result":
@@ -176,8 +174,6 @@ export function route(name: ToolName): Handler {
 	}
 }
 
-export const isImplemented = (name: ToolName) => route(name).kind !== "unimplemented";
-
 /** Calls a tool. Resolves with its result object or rejects with a ToolError. */
 export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: CallContext): Promise<object> {
 	try {
@@ -197,12 +193,6 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 		const handler = route(tool.name);
 		const locked = <T>(fn: () => Promise<T>) => (handler.readsRepo ? withRepository(rt, "shared", fn) : fn());
 		switch (handler.kind) {
-			case "unimplemented":
-				throw new ToolError(
-					"unimplemented",
-					`${tool.name} is not implemented yet: it arrives with the ${familyArea(tool.family)} work`,
-					{ tool: tool.name, family: tool.family },
-				);
 			case "direct":
 				return tool.mutates
 					? await runDirectMutation(rt, tool, handler.run, args, ctx)

@@ -12,7 +12,6 @@ export const ERROR_CODES = [
 	"deadline_exceeded",
 	"cancelled",
 	"internal",
-	"unimplemented",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

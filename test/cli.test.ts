@@ -168,18 +168,10 @@ describe("mcp inspect", () => {
 		expect(plain.code).toBe(0);
 		expect(plain.stdout.trim().split("\n").length).toBe(43);
 		const json = await runCli(["mcp", "inspect", "--json"]);
-		const list = JSON.parse(json.stdout) as { name: string; implemented: boolean; mutates: boolean }[];
+		const list = JSON.parse(json.stdout) as { name: string; mutates: boolean }[];
 		expect(list.length).toBe(43);
-		expect(list.find((t) => t.name === "task.create")).toEqual({
-			name: "task.create",
-			implemented: true,
-			mutates: true,
-		});
-		expect(list.find((t) => t.name === "test.suggest")).toEqual({
-			name: "test.suggest",
-			implemented: false,
-			mutates: false,
-		});
+		expect(list.find((t) => t.name === "task.create")).toEqual({ name: "task.create", mutates: true });
+		expect(list.find((t) => t.name === "test.suggest")).toEqual({ name: "test.suggest", mutates: false });
 	});
 
 	test("--write regenerates the three assets", async () => {

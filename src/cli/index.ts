@@ -99,7 +99,7 @@ const COMMANDS: Command[] = [
 		name: "mcp inspect",
 		usage: "roundtable mcp inspect [--json] [--write] [--markdown]",
 		summary:
-			"List the tools of the registry. --json prints [{name, implemented, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md).",
+			"List the tools of the registry. --json prints [{name, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md).",
 		flags: {
 			json: { kind: "boolean", help: "print JSON" },
 			write: {

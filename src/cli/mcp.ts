@@ -2,7 +2,6 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { loadConfig } from "../config/load.ts";
-import { isImplemented } from "../dispatch.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import { mcpAssets } from "../init/index.ts";
 import { toolsMarkdown } from "../init/mcp-assets.ts";
@@ -25,11 +24,7 @@ export const inspect: CommandRun = {
 		} else if (flags.markdown) {
 			process.stdout.write(toolsMarkdown());
 		} else if (flags.json) {
-			const list = TOOLS.map((t) => ({
-				name: t.name,
-				implemented: isImplemented(t.name),
-				mutates: t.mutates,
-			}));
+			const list = TOOLS.map((t) => ({ name: t.name, mutates: t.mutates }));
 			process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
 		} else {
 			process.stdout.write(`${TOOLS.map((t) => t.name).join("\n")}\n`);

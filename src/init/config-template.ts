@@ -82,10 +82,14 @@ tests:
     - pnpm test
     - yarn test
     - bun test
+    - bun run test
+    - vitest run
+    - npx vitest run
     - go test
     - cargo test
     - pytest
     - python -m pytest
+    - python3 -m pytest
     - make test
   timeout_seconds: 600
   max_output_bytes: 4194304

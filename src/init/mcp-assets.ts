@@ -2,7 +2,6 @@
 // registry. `init` and `mcp inspect --write` write them; nobody edits them by hand.
 import { isAbsolute, join } from "node:path";
 import type { Config } from "../config/defaults.ts";
-import { isImplemented } from "../dispatch.ts";
 import { clientCommand } from "../owner/self.ts";
 import { familyArea, jsonSchemas, TOOLS, type Tool } from "../registry/index.ts";
 import { FAMILIES, type Family } from "../registry/types.ts";
@@ -37,7 +36,6 @@ export function toolsSchemaJson(): string {
 			name: t.name,
 			title: t.title,
 			description: t.description,
-			implemented: isImplemented(t.name),
 			mutates: t.mutates,
 			annotations: t.annotations,
 			input_schema: jsonSchemas(t).input,
@@ -64,8 +62,7 @@ export function serverJson(root: string, config: Config): string {
 
 const heading = (f: Family) => familyArea(f).replace(/^\w/, (c) => c.toUpperCase());
 
-const toolLine = (t: Tool) =>
-	`- \`${t.name}\`${t.mutates ? "" : " (read-only)"}${isImplemented(t.name) ? "" : " (not available yet)"}: ${t.title}.`;
+const toolLine = (t: Tool) => `- \`${t.name}\`${t.mutates ? "" : " (read-only)"}: ${t.title}.`;
 
 export function agentManifest(root: string, config: Config): string {
 	const e = endpoints(root, config);
@@ -150,11 +147,9 @@ export function toolsMarkdown(): string {
 				([name, p]) =>
 					`| \`${name}\` | ${typeLabel(p)} | ${schema.required?.includes(name) ? "yes" : ""} | ${(p.description ?? "").replaceAll("|", "\\|")} |`,
 			);
-			const flags = [
-				t.mutates ? "mutates" : "read-only",
-				t.updates ? "updates a record" : "",
-				isImplemented(t.name) ? "" : "**not available yet**",
-			].filter(Boolean);
+			const flags = [t.mutates ? "mutates" : "read-only", t.updates ? "updates a record" : ""].filter(
+				Boolean,
+			);
 			return [
 				`### \`${t.name}\``,
 				"",

@@ -173,6 +173,16 @@ export const proposalQueries = (c: Conn) => ({
 			.map(toRecord);
 	},
 
+	/** The task's newest proposal still in play (neither withdrawn, rejected nor rolled back). */
+	async latestForTask(taskId: string): Promise<ProposalRecord | undefined> {
+		const row = c.get<ProposalRow>(
+			`${SELECT} WHERE p.task_id = ? AND p.status NOT IN ('withdrawn', 'rejected', 'rolled_back')
+			 ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
+			taskId,
+		);
+		return row && toRecord(row);
+	},
+
 	async withStatuses(statuses: readonly ProposalStatus[]): Promise<ProposalRecord[]> {
 		return c
 			.all<ProposalRow>(

@@ -14,11 +14,13 @@ import { isAlive } from "../owner/presence.ts";
 import { patchPath } from "../patches.ts";
 import type { Args } from "../registry/index.ts";
 import type { TestRunRecord } from "../registry/records.ts";
+import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import type { TestRunOutcome } from "../store/test-runs.ts";
 import { allowedBy, canonical, splitCommand } from "../testing/argv.ts";
 import { type ProcessResult, runProcess } from "../testing/process.ts";
+import { suggestTests } from "../testing/suggest.ts";
 import { PatchDoesNotApply, proposalWorkdir, type Workdir } from "../testing/workdir.ts";
 import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
 
@@ -329,6 +331,43 @@ export async function submitEvidence(tx: Tx, a: Args<"test.evidence.submit">, en
 		env.now,
 	);
 	return { evidence };
+}
+
+/**
+ * Commands worth running for a proposal (its touched files and expected_tests, unnarrowed when its
+ * risk is high or critical), for a task (its latest proposal, if any), or for the whole project.
+ */
+export async function suggest(a: Args<"test.suggest">, env: Env) {
+	const { proposal, task } = await env.rt.store.withTransaction("read", async (tx) => {
+		const task = a.task_id === undefined ? undefined : await requireTask(tx, a.task_id);
+		let proposal = a.proposal_id === undefined ? undefined : await requireProposal(tx, a.proposal_id);
+		if (proposal && task && proposal.task_id !== task.id) {
+			throw invalidArgument(`proposal ${proposal.id} belongs to task ${proposal.task_id}, not ${task.id}`, {
+				field: "task_id",
+			});
+		}
+		if (!proposal && task) proposal = await tx.proposals.latestForTask(task.id);
+		return { proposal, task };
+	});
+	const risk = proposal?.risk ?? task?.risk;
+	const found = await suggestTests(
+		new RepoGuard(env.rt.root),
+		{
+			touched: proposal ? proposal.patch_files : null,
+			whole:
+				risk === "high" || risk === "critical"
+					? `the change is ${risk} risk, so nothing is narrowed`
+					: undefined,
+			expected: proposal?.expected_tests ?? [],
+		},
+		env.rt.config.tests.allowed_commands,
+	);
+	return {
+		task_id: task?.id ?? proposal?.task_id ?? null,
+		proposal_id: proposal?.id ?? null,
+		commands: found.suggestions.map((s) => s.command),
+		...found,
+	};
 }
 
 /**

@@ -2,6 +2,7 @@
 // configured address), optionally starts one, then relays frames until stdin ends. It must start
 // fast, so it imports neither the store nor the schema library.
 import { closeSync, existsSync, mkdirSync, openSync, realpathSync } from "node:fs";
+import { constants } from "node:os";
 import { join } from "node:path";
 import { peekEndpoints } from "../config/peek.ts";
 import { findOwner } from "../owner/presence.ts";
@@ -97,6 +98,15 @@ export const stdio: CommandRun = {
 			url = await autostart(root, token);
 		}
 		const out = Bun.stdout.writer();
+		// A client that stops its server with a signal instead of closing stdin: clean up the same way.
+		const stop = new AbortController();
+		let signalled: NodeJS.Signals | undefined;
+		for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+			process.once(signal, () => {
+				signalled = signal;
+				stop.abort();
+			});
+		}
 		const code = await runBridge({
 			url: url.href,
 			token,
@@ -107,9 +117,10 @@ export const stdio: CommandRun = {
 				out.flush();
 			},
 			log,
+			stop: stop.signal,
 		});
 		await out.end();
 		// Open keep-alive connections must not keep a client's subprocess alive after stdin ended.
-		process.exit(code);
+		process.exit(signalled ? 128 + constants.signals[signalled] : code);
 	},
 };

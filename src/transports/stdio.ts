@@ -12,6 +12,8 @@ export interface BridgeOptions {
 	/** Writes one frame (without its newline) to the client. */
 	send: (frame: string) => void;
 	log: (message: string) => void;
+	/** Aborted when the bridge is told to stop (a signal): ends the session like stdin's end. */
+	stop?: AbortSignal;
 }
 
 type Id = string | number;
@@ -131,31 +133,39 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 	}
 
 	const work = new Set<Promise<void>>();
-	for await (const frame of readLines(o.input, o.maxLineBytes)) {
-		if ("line" in frame && frame.line.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) continue;
-		const m = parseFrame(frame);
-		if (typeof m === "string") {
-			o.send(m);
-			continue;
-		}
-		const raw = "line" in frame ? new TextDecoder().decode(frame.line) : "";
-		let job: Promise<void>;
-		if (m.method === "initialize") {
-			job = forward(m, raw);
-			initialized = job;
-		} else {
-			// Everything after initialize needs the session id it returns.
-			const before = initialized;
-			job = (before ?? Promise.resolve()).then(() => forward(m, raw));
-			if (m.method === "notifications/cancelled" && m.params?.requestId !== undefined) {
-				const cancelled = m.params.requestId;
-				void job.then(() => pending.get(cancelled)?.abort());
+	const reading = (async () => {
+		for await (const frame of readLines(o.input, o.maxLineBytes)) {
+			if ("line" in frame && frame.line.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) continue;
+			const m = parseFrame(frame);
+			if (typeof m === "string") {
+				o.send(m);
+				continue;
 			}
+			const raw = "line" in frame ? new TextDecoder().decode(frame.line) : "";
+			let job: Promise<void>;
+			if (m.method === "initialize") {
+				job = forward(m, raw);
+				initialized = job;
+			} else {
+				// Everything after initialize needs the session id it returns.
+				const before = initialized;
+				job = (before ?? Promise.resolve()).then(() => forward(m, raw));
+				if (m.method === "notifications/cancelled" && m.params?.requestId !== undefined) {
+					const cancelled = m.params.requestId;
+					void job.then(() => pending.get(cancelled)?.abort());
+				}
+			}
+			work.add(job);
+			void job.finally(() => work.delete(job));
 		}
-		work.add(job);
-		void job.finally(() => work.delete(job));
-	}
-	// stdin ended: the client is gone. End the session and leave without waiting for answers.
+	})();
+	const stopped = new Promise<void>((resolve) => {
+		if (o.stop?.aborted) resolve();
+		o.stop?.addEventListener("abort", () => resolve(), { once: true });
+	});
+	await Promise.race([reading, stopped]);
+	// stdin ended or a signal came: the client is gone. End the session (which cancels its running
+	// calls, a test run's process group with them) and leave without waiting for answers.
 	for (const abort of pending.values()) abort.abort();
 	if (sessionId) {
 		await fetch(o.url, { method: "DELETE", headers: headers(), signal: AbortSignal.timeout(1000) }).catch(

@@ -1,13 +1,16 @@
 // What test.run adds to running a command: the same trivial command spawned directly (both pipes
 // read, exit awaited) against test.run in the project root (a row and an event before, the log file
-// and a row and an event after). Median of 20 each.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// and a row and an event after). Median of 20 each. Then test.suggest's own time on a big repository.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { defaultConfig } from "../src/config/defaults.ts";
 import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { initProject } from "../src/init/index.ts";
+import { RepoGuard } from "../src/repo/guard.ts";
 import { openRuntime } from "../src/runtime.ts";
+import { suggestTests } from "../src/testing/suggest.ts";
 import { fmt } from "./lib.ts";
 
 const RUNS = 20;
@@ -48,6 +51,48 @@ export async function run(): Promise<void> {
 	console.log(`  spawned directly      ${fmt(a, 2).padStart(7)} ms`);
 	console.log(`  through test.run      ${fmt(b, 2).padStart(7)} ms   (+${fmt(b - a, 2)} ms)`);
 	rt.close();
+	rmSync(root, { recursive: true, force: true });
+	await suggestBench();
+}
+
+/**
+ * test.suggest on a 10,000-file git repository (Go and Python side by side): a Go change reads a
+ * few manifests; a Python change also lists every file to find the test files named after it.
+ */
+async function suggestBench(): Promise<void> {
+	const root = realpathSync(mkdtempSync(join(tmpdir(), "rt-bench-suggest-")));
+	writeFileSync(join(root, "go.mod"), "module example.com/big\n\ngo 1.22\n");
+	writeFileSync(join(root, "pyproject.toml"), "[tool.pytest.ini_options]\n");
+	for (let d = 0; d < 100; d++) {
+		mkdirSync(join(root, `pkg${d}`));
+		mkdirSync(join(root, `py${d}`));
+		for (let f = 0; f < 50; f++) {
+			writeFileSync(join(root, `pkg${d}`, `f${f}.go`), `package pkg${d}\n`);
+			writeFileSync(join(root, `py${d}`, f === 0 ? `test_m${d}.py` : `m${d}_${f}.py`), "x = 1\n");
+		}
+	}
+	for (const args of [
+		["init", "-q"],
+		["add", "."],
+		["-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "x"],
+	])
+		Bun.spawnSync(["git", ...args], { cwd: root });
+	const guard = new RepoGuard(root);
+	const allowed = defaultConfig().tests.allowed_commands;
+	const time = async (touched: string[]) => {
+		const times: number[] = [];
+		for (let i = 0; i < RUNS; i++) {
+			const t = performance.now();
+			await suggestTests(guard, { touched, expected: [] }, allowed);
+			times.push(performance.now() - t);
+		}
+		return median(times);
+	};
+	const go = await time(["pkg3/f1.go", "pkg7/f2.go"]);
+	const py = await time(["py3/m3_1.py"]);
+	console.log(`test.suggest on a 10,000-file git repository (median of ${RUNS}):`);
+	console.log(`  a Go change           ${fmt(go, 2).padStart(7)} ms`);
+	console.log(`  a Python change       ${fmt(py, 2).padStart(7)} ms   (lists every file for test_*.py)`);
 	rmSync(root, { recursive: true, force: true });
 }
 

@@ -2,6 +2,9 @@
 // not just the leader), both pipes read concurrently in arrival order, and an output cap that keeps
 // the head and the tail of what was written with a marker between them.
 
+/** How long the pipes may stay open once the process group is dead (held by a process that left it). */
+const DRAIN_GRACE_MS = 1000;
+
 export interface ProcessOptions {
 	argv: string[];
 	cwd: string;
@@ -26,6 +29,26 @@ export interface ProcessResult {
 	output: Uint8Array;
 	output_bytes: number;
 	truncated: boolean;
+}
+
+const isContinuation = (b: number | undefined) => b !== undefined && (b & 0xc0) === 0x80;
+
+/** `i`, or the start of the next whole UTF-8 character when `i` falls inside one. */
+export function charStartFrom(bytes: Uint8Array, i: number): number {
+	let j = i;
+	while (j < bytes.byteLength && j - i < 3 && isContinuation(bytes[j])) j++;
+	return j;
+}
+
+/** `end`, or the start of the UTF-8 character that `end` would cut in two. */
+export function wholeCharsEnd(bytes: Uint8Array, end = bytes.byteLength): number {
+	for (let j = end - 1; j >= 0 && end - j <= 4; j--) {
+		const b = bytes[j] as number;
+		if (isContinuation(b)) continue;
+		const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+		return j + length > end ? j : end;
+	}
+	return end;
 }
 
 /** Keeps the first `half` bytes and a rolling window of the last `half`. */
@@ -61,10 +84,15 @@ class HeadTail {
 	bytes(): Uint8Array {
 		const tail = Buffer.concat(this.tail);
 		if (!this.truncated) return Buffer.concat([...this.head, tail]);
-		const kept = tail.subarray(tail.byteLength - this.half);
-		const omitted = this.total - this.headBytes - kept.byteLength;
-		const marker = Buffer.from(`\n[roundtable: ${omitted} bytes of output omitted here]\n`);
-		return Buffer.concat([...this.head, marker, kept]);
+		// Both cuts keep whole UTF-8 characters: one the cut would split is left out (and counted).
+		const head = Buffer.concat(this.head);
+		const first = head.subarray(0, wholeCharsEnd(head));
+		const kept = tail.subarray(charStartFrom(tail, tail.byteLength - this.half));
+		const omitted = this.total - first.byteLength - kept.byteLength;
+		const marker = Buffer.from(
+			`\n[roundtable: ${omitted} byte${omitted === 1 ? "" : "s"} of output omitted here]\n`,
+		);
+		return Buffer.concat([first, marker, kept]);
 	}
 }
 
@@ -99,6 +127,11 @@ export async function runProcess(o: ProcessOptions): Promise<ProcessResult> {
 		return done({ error: `cannot start ${o.argv[0]}: ${(err as Error).message}` });
 	}
 
+	// A process that left the group (setsid, a daemon) survives the kill and may hold the pipes
+	// open: once the group is killed, the reads get DRAIN_GRACE_MS to end, then are cancelled, so a
+	// timeout or a cancellation always ends the run.
+	const readers: { cancel(): Promise<void> }[] = [];
+	let drainTimer: ReturnType<typeof setTimeout> | undefined;
 	let killed = false;
 	const killGroup = () => {
 		if (killed) return;
@@ -108,6 +141,9 @@ export async function runProcess(o: ProcessOptions): Promise<ProcessResult> {
 		} catch {
 			// already gone
 		}
+		drainTimer = setTimeout(() => {
+			for (const reader of readers) reader.cancel().catch(() => {});
+		}, DRAIN_GRACE_MS);
 	};
 	let timedOut = false;
 	let cancelled = false;
@@ -121,10 +157,22 @@ export async function runProcess(o: ProcessOptions): Promise<ProcessResult> {
 	};
 	o.signal.addEventListener("abort", onAbort, { once: true });
 
-	let partialLine = "";
-	const decoder = new TextDecoder();
 	const pump = async (stream: ReadableStream<Uint8Array>) => {
-		for await (const chunk of stream) {
+		// Each stream has its own partial line: stdout and stderr chunks never splice into one line.
+		let partialLine = "";
+		const decoder = new TextDecoder();
+		const reader = stream.getReader();
+		readers.push(reader);
+		for (;;) {
+			let next: Awaited<ReturnType<typeof reader.read>>;
+			try {
+				next = await reader.read();
+			} catch (err) {
+				if (killed) return; // cancelled after the drain grace
+				throw err;
+			}
+			if (next.done) return;
+			const chunk = next.value;
 			sink.push(chunk);
 			if (!o.onLine) continue;
 			const text = partialLine + decoder.decode(chunk, { stream: true });
@@ -142,6 +190,7 @@ export async function runProcess(o: ProcessOptions): Promise<ProcessResult> {
 		clearTimeout(timer);
 		o.signal.removeEventListener("abort", onAbort);
 		killGroup();
+		clearTimeout(drainTimer);
 	}
 	const code = await proc.exited;
 	const signal = proc.signalCode === null ? null : String(proc.signalCode);

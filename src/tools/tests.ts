@@ -19,7 +19,7 @@ import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import type { TestRunOutcome } from "../store/test-runs.ts";
 import { allowedBy, canonical, splitCommand } from "../testing/argv.ts";
-import { type ProcessResult, runProcess } from "../testing/process.ts";
+import { charStartFrom, type ProcessResult, runProcess, wholeCharsEnd } from "../testing/process.ts";
 import { suggestTests } from "../testing/suggest.ts";
 import { PatchDoesNotApply, proposalWorkdir, type Workdir } from "../testing/workdir.ts";
 import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
@@ -59,7 +59,8 @@ function statusOf(r: ProcessResult): TestRunStatus {
 
 /** The last `bytes` of a log, from a character boundary. */
 function tail(text: Uint8Array, bytes: number): string {
-	return new TextDecoder().decode(text.byteLength > bytes ? text.subarray(text.byteLength - bytes) : text);
+	const from = text.byteLength > bytes ? charStartFrom(text, text.byteLength - bytes) : 0;
+	return new TextDecoder().decode(text.subarray(from));
 }
 
 async function finish(
@@ -170,11 +171,15 @@ export async function run(a: Args<"test.run">, env: Env) {
 		}
 		const begun = performance.now();
 		let lastLine = "";
-		let lastReport = 0;
+		let lastReport = Number.NEGATIVE_INFINITY;
+		let lastElapsed = -1;
 		const report = () => {
 			const elapsed = Math.round((performance.now() - begun) / 1000);
-			ctx.progress(elapsed, timeoutSeconds, lastLine ? `${elapsed}s: ${lastLine}` : `${elapsed}s`);
 			lastReport = performance.now();
+			// MCP: the progress value must increase with each notification.
+			if (elapsed <= lastElapsed) return;
+			lastElapsed = elapsed;
+			ctx.progress(elapsed, timeoutSeconds, lastLine ? `${elapsed}s: ${lastLine}` : `${elapsed}s`);
 		};
 		const heartbeat = setInterval(report, PROGRESS_EVERY_MS);
 		try {
@@ -257,10 +262,15 @@ function readLog(path: string, offset: number | undefined, maxBytes: number) {
 		const from = Math.min(offset ?? Math.max(0, size - maxBytes), size);
 		const buffer = Buffer.alloc(Math.min(maxBytes, size - from));
 		const read = buffer.byteLength === 0 ? 0 : readSync(fd, buffer, 0, buffer.byteLength, from);
-		const end = from + read;
+		// A page starts and ends on whole UTF-8 characters, so the pages next_offset chains are the log
+		// (unless a page is too small to hold one character: then it still moves on).
+		const start = charStartFrom(buffer.subarray(0, read), 0);
+		const cut = from + read < size ? wholeCharsEnd(buffer, read) : read;
+		const stop = cut > start ? cut : read;
+		const end = from + stop;
 		return {
-			log: buffer.subarray(0, read).toString("utf8"),
-			offset: from,
+			log: buffer.subarray(start, stop).toString("utf8"),
+			offset: from + start,
 			next_offset: end < size ? end : null,
 			log_bytes: size,
 		};

@@ -2,7 +2,7 @@
 // test.evidence.submit and the start-up sweep (markInterrupted), whose crash case SIGKILLs a real
 // child process (test/fixtures-scripts/apply-once.ts, which makes one tool call) mid-run.
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { TestEvidenceRecord } from "../src/registry/records.ts";
 import { markInterrupted } from "../src/tools/tests.ts";
@@ -23,6 +23,7 @@ import {
 	type ResultPage,
 	result,
 	run,
+	withEnv,
 	withPrivateTmp,
 	write,
 } from "./test-run-helpers.ts";
@@ -78,6 +79,42 @@ describe("test.run with proposal_id: a scratch copy with the patch applied", () 
 			workdir: "proposal",
 		});
 		expect(started?.task_id).toBe(proposal.task_id);
+	});
+
+	test("what a test writes or deletes in node_modules stays in the copy (a farm of hard links)", async () => {
+		const MESS = [
+			"mkdir -p node_modules/.cache && echo built > node_modules/.cache/out",
+			"rm node_modules/dep/index.js",
+			'echo "linked: $(test -L node_modules && echo yes || echo no)"',
+		].join("\n");
+		const p = await project({ allow: ["./mess.sh"], scripts: { "mess.sh": MESS } });
+		commitAll(p, { "greeting.txt": "hello\n", ".gitignore": "node_modules/\n" });
+		write(p.root, "node_modules/dep/index.js", "module.exports = 'the dep';\n");
+		const proposal = await propose(p, "greeting.txt", "hello, patched\n");
+		const { value: out } = await withPrivateTmp(() =>
+			run(p, { command: "./mess.sh", proposal_id: proposal.id }),
+		);
+		expect(out.test_run.status).toBe("passed");
+		expect(out.log).toContain("linked: no");
+		expect(readFileSync(join(p.root, "node_modules/dep/index.js"), "utf8")).toBe(
+			"module.exports = 'the dep';\n",
+		);
+		expect(existsSync(join(p.root, "node_modules/.cache"))).toBe(false);
+
+		// On another filesystem, where hard links cannot go, the folder is linked instead.
+		const shm = "/dev/shm";
+		if (existsSync(shm) && statSync(shm).dev !== statSync(p.root).dev) {
+			const tmp = mkdtempSync(join(shm, "rt-scratch-"));
+			try {
+				const other = await withEnv({ TMPDIR: tmp }, () =>
+					run(p, { command: "./mess.sh", proposal_id: proposal.id }),
+				);
+				expect(other.log).toContain("linked: yes");
+				expect(readdirSync(tmp)).toEqual([]);
+			} finally {
+				rmSync(tmp, { recursive: true, force: true });
+			}
+		}
 	});
 
 	test("it runs the proposal's current patch revision", async () => {

@@ -1,15 +1,18 @@
 // Where a proposal's tests run: a scratch copy of the project as git sees it (tracked and untracked
 // files, not ignored ones, never .git/ or .roundtable/) with the proposal's current patch applied,
 // outside the project so nothing in it finds the real repository above. Dependency folders that the
-// copy leaves out (node_modules, a virtualenv) are linked in, so the tests can import them.
+// copy leaves out (node_modules, a virtualenv) are brought in as a farm of hard links: the tests can
+// import them, and what a test writes or deletes there (a cache, a reinstall) stays in the copy.
 import {
 	chmodSync,
 	constants,
 	copyFileSync,
 	existsSync,
+	linkSync,
 	lstatSync,
 	mkdirSync,
 	mkdtempSync,
+	readdirSync,
 	readlinkSync,
 	rmSync,
 	symlinkSync,
@@ -52,6 +55,34 @@ function copyTree(root: string, dir: string, files: string[]): void {
 	}
 }
 
+/** `from`'s directories made anew under `to`, its files hard-linked (no bytes copied), its symlinks copied. */
+function linkFarm(from: string, to: string): void {
+	mkdirSync(to);
+	for (const entry of readdirSync(from, { withFileTypes: true })) {
+		const source = join(from, entry.name);
+		const target = join(to, entry.name);
+		if (entry.isDirectory()) linkFarm(source, target);
+		else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), target);
+		else if (entry.isFile()) linkSync(source, target);
+	}
+}
+
+/**
+ * A dependency folder for the copy: a link farm, or — where hard links cannot go (another
+ * filesystem, or files the kernel will not let us link) — a symbolic link to the folder itself.
+ */
+function bringDependency(source: string, target: string): void {
+	mkdirSync(dirname(target), { recursive: true });
+	try {
+		linkFarm(source, target);
+	} catch (err) {
+		const code = (err as NodeJS.ErrnoException).code;
+		if (code !== "EXDEV" && code !== "EPERM" && code !== "EMLINK") throw err;
+		rmSync(target, { recursive: true, force: true });
+		symlinkSync(source, target);
+	}
+}
+
 function linkDependencies(root: string, dir: string, files: string[]): void {
 	const homes = new Set([""]);
 	for (const rel of files) {
@@ -61,7 +92,11 @@ function linkDependencies(root: string, dir: string, files: string[]): void {
 	for (const home of homes) {
 		for (const name of DEPENDENCY_DIRS) {
 			const rel = home === "" ? name : `${home}/${name}`;
-			if (existsSync(join(root, rel)) && !existsSync(join(dir, rel))) {
+			const found = lstatSync(join(root, rel), { throwIfNoEntry: false });
+			if (!found || existsSync(join(dir, rel))) continue;
+			if (found.isDirectory()) bringDependency(join(root, rel), join(dir, rel));
+			else if (found.isSymbolicLink()) {
+				// Already a link to somewhere else (a shared store): the copy links there too.
 				mkdirSync(dirname(join(dir, rel)), { recursive: true });
 				symlinkSync(join(root, rel), join(dir, rel));
 			}

@@ -596,7 +596,8 @@ describe("through the stdio bridge", () => {
 		expect(await b.proc.exited).toBe(0);
 	}, 40_000);
 
-	test("stdin EOF (the client went away) ends the session, which kills the process group", async () => {
+	/** The client leaves mid-run (`leave`): the session ends, the group dies, the bridge exits `code`. */
+	async function leaveMidRun(leave: (b: Bridge) => void, code: number) {
 		const p = await project();
 		const inflight = new InFlight();
 		const b = new Bridge(p.root, serveHttp(p, inflight).url);
@@ -609,27 +610,17 @@ describe("through the stdio bridge", () => {
 		const r = await running(p);
 		expect(inflight.size).toBe(1);
 		const cancelledAt = performance.now();
-		b.proc.stdin.end();
+		leave(b);
 		await expectKilledAndCancelled(p, r, cancelledAt);
-		expect(await b.proc.exited).toBe(0);
+		expect(await b.proc.exited).toBe(code);
 		expect(await inflight.drain(2000)).toBe(true);
+	}
+
+	test("stdin EOF (the client went away) ends the session, which kills the process group", async () => {
+		await leaveMidRun((b) => b.proc.stdin.end(), 0);
 	}, 40_000);
 
 	test("a bridge stopped by SIGTERM ends the session too, and exits 143", async () => {
-		const p = await project();
-		const inflight = new InFlight();
-		const b = new Bridge(p.root, serveHttp(p, inflight).url);
-		await b.initialize();
-		await b.send({
-			id: "run",
-			method: "tools/call",
-			params: { name: "test.run", arguments: { command: SLOW, timeout_seconds: RUN_TIMEOUT_S } },
-		});
-		const r = await running(p);
-		const cancelledAt = performance.now();
-		b.proc.kill("SIGTERM");
-		await expectKilledAndCancelled(p, r, cancelledAt);
-		expect(await b.proc.exited).toBe(143);
-		expect(await inflight.drain(2000)).toBe(true);
+		await leaveMidRun((b) => b.proc.kill("SIGTERM"), 143);
 	}, 40_000);
 });

@@ -64,6 +64,22 @@ describe("global", () => {
 		expect(sub.stderr).toContain("(did you mean 'mcp call'?)");
 	});
 
+	test("a mistyped subcommand of a group that is a command too gets a suggestion, not 'unexpected argument'", async () => {
+		const typo = await runCli(["sessions", "regster"]);
+		expect(typo.code).toBe(2);
+		expect(typo.stderr).toBe(
+			"roundtable: unknown command 'sessions regster' (did you mean 'sessions register'?); see roundtable --help\n",
+		);
+		const far = await runCli(["agents", "bogus"]);
+		expect(far.code).toBe(2);
+		expect(far.stderr).toContain("unknown command 'agents bogus'; agents takes list, enable, disable;");
+		const group = await runCli(["claim", "list"]);
+		expect(group.stderr).toContain("unknown command 'claim list' (did you mean 'claims list'?)");
+		// A positional still reaches the command that takes one.
+		const positional = await runCli(["agents", "enable", "implementer-1", "--root", root]);
+		expect(positional.stderr).not.toContain("unknown command");
+	});
+
 	test("an unknown flag, a missing value and a stray word exit 2", async () => {
 		const flag = await runCli(["init", "--forse", "--root", root]);
 		expect(flag.code).toBe(2);

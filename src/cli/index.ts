@@ -426,9 +426,13 @@ export async function main(argv: readonly string[]): Promise<number> {
 		return 0;
 	}
 	const twoWords = `${first} ${second ?? ""}`;
-	const command = COMMANDS.find((c) => c.name === twoWords) ?? COMMANDS.find((c) => c.name === first);
+	const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
+	let command = COMMANDS.find((c) => c.name === twoWords) ?? COMMANDS.find((c) => c.name === first);
+	// `sessions regster`: a group's own command takes no word after it, so that word was a subcommand.
+	if (command?.name === first && !command.positional && group.length > 0 && /^[a-z]/.test(second ?? "")) {
+		command = undefined;
+	}
 	if (!command) {
-		const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
 		if (group.length > 0 && (second === undefined || second === "--help" || second === "-h")) {
 			// `roundtable claims` or `roundtable mcp --help`: the group's commands.
 			const width = Math.max(...group.map((c) => c.name.length));
@@ -440,14 +444,15 @@ export async function main(argv: readonly string[]): Promise<number> {
 			);
 			return second === undefined ? 2 : 0;
 		}
-		const wanted = group.length > 0 ? twoWords.trim() : first;
-		const near = didYouMean(
-			wanted,
-			COMMANDS.map((c) => c.name),
-		);
-		process.stderr.write(
-			`roundtable: unknown command '${wanted}'${suggestion(near)}; see roundtable --help\n`,
-		);
+		const names = COMMANDS.map((c) => c.name);
+		// `claim list` is nearer to `claims list` than `claim` is to anything.
+		const pair = second === undefined ? undefined : didYouMean(twoWords, names);
+		const wanted = group.length > 0 || pair !== undefined ? twoWords.trim() : first;
+		const near = pair ?? didYouMean(wanted, names);
+		const subcommands = group.map((c) => c.name.slice(first.length + 1)).join(", ");
+		const hint =
+			near === undefined && group.length > 0 ? `; ${first} takes ${subcommands}` : suggestion(near);
+		process.stderr.write(`roundtable: unknown command '${wanted}'${hint}; see roundtable --help\n`);
 		return 2;
 	}
 	const rest = argv.slice(command.name.split(" ").length);

@@ -463,4 +463,14 @@ CREATE TABLE test_evidence (
 CREATE INDEX test_evidence_by_proposal ON test_evidence (proposal_id, patch_revision);
 `,
 	},
+	{
+		version: 7,
+		name: "indexes for an agent's briefing",
+		sql: `
+-- roundtable resume / sessions: an agent's tasks and proposals, the newest decisions
+CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status);
+CREATE INDEX proposals_by_agent ON proposals (agent_id, status);
+CREATE INDEX decisions_by_newest ON decisions (created_at, id);
+`,
+	},
 ];

@@ -23,6 +23,7 @@ import {
 	type ResultPage,
 	result,
 	run,
+	running,
 	withEnv,
 	withPrivateTmp,
 	write,
@@ -357,7 +358,7 @@ describe("test.evidence.submit", () => {
 describe("markInterrupted (the owner's start-up sweep)", () => {
 	const CHILD = join(REPO, "test/fixtures-scripts/apply-once.ts");
 
-	test("a run whose runner was SIGKILLed becomes interrupted; one whose runner lives is left alone", async () => {
+	test("a run whose runner was SIGKILLed becomes interrupted and its test is stopped; one whose runner lives is left alone", async () => {
 		const p = await project({ allow: ["./slow.sh"], scripts: { "slow.sh": "echo $$ > slow.pid\nsleep 60" } });
 		// A separate process (like `roundtable mcp call`) runs the test: it is the run's runner.
 		const child = Bun.spawn(
@@ -380,14 +381,20 @@ describe("markInterrupted (the owner's start-up sweep)", () => {
 			await child.exited;
 			expect(child.signalCode).toBe("SIGKILL");
 
+			// The test outlived its runner (it writes nothing, so no SIGPIPE ends it).
+			expect(running(slow)).toBe(true);
 			expect(await markInterrupted(p.rt)).toEqual([id]);
+			const linux = process.platform === "linux";
+			if (linux) expect(await eventually(() => !running(slow as number))).toBe(true);
 			const { test_run, log } = await result(p, { test_run_id: id });
 			expect(test_run).toMatchObject({
 				status: "interrupted",
 				exit_code: null,
 				signal: null,
 				duration_ms: null,
-				summary_md: "The process running this test stopped before it finished.",
+				summary_md: `The process running this test stopped before it finished.${
+					linux ? " The test's processes it left behind were stopped." : ""
+				}`,
 			});
 			expect(test_run.finished_at).not.toBeNull();
 			expect(log).toBe("");
@@ -435,5 +442,37 @@ describe("markInterrupted (the owner's start-up sweep)", () => {
 		);
 		expect(await markInterrupted(p.rt)).toEqual(["TR-left-behind"]);
 		expect((await result(p, { test_run_id: "TR-left-behind" })).test_run.status).toBe("interrupted");
+	});
+
+	test("a process group without the run's mark is never killed (its id may have been reused)", async () => {
+		const p = await project({ allow: ["./x.sh"] });
+		// Someone else's process group, now holding the id the dead run recorded.
+		const stranger = Bun.spawn(["sleep", "30"], { detached: true, stdin: "ignore", stdout: "ignore" });
+		try {
+			const now = new Date().toISOString();
+			await p.rt.store.withTransaction("write", async (tx) => {
+				await tx.testRuns.insert(
+					{
+						id: "TR-reused-group",
+						proposal_id: null,
+						task_id: null,
+						command: "./x.sh",
+						argv: ["./x.sh"],
+						patch_revision: null,
+						workdir: "project",
+						requested_by: "operator",
+						started_at: now,
+					},
+					now,
+				);
+				await tx.testRuns.setProcessGroup("TR-reused-group", stranger.pid);
+			});
+			expect(await markInterrupted(p.rt)).toEqual(["TR-reused-group"]);
+			const { test_run } = await result(p, { test_run_id: "TR-reused-group" });
+			expect(test_run.summary_md).toBe("The process running this test stopped before it finished.");
+			expect(running(stranger.pid)).toBe(true);
+		} finally {
+			stranger.kill("SIGKILL");
+		}
 	});
 });

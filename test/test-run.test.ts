@@ -367,12 +367,15 @@ describe("test.run: the environment", () => {
 
 	test("Roundtable's token and variables outside tests.env_allowlist never reach the test", async () => {
 		const p = await project({ allow: ["./env.sh"], scripts });
-		const { log } = await withEnv(
+		const { log, test_run } = await withEnv(
 			{ ROUNDTABLE_MCP_TOKEN: "tok-7f3a-secret", SECRET_X: "shh-4411", HOME: "/home/tester-home" },
 			() => run(p, { command: "./env.sh" }),
 		);
 		expect(log).not.toContain("tok-7f3a-secret");
-		expect(log).not.toContain("ROUNDTABLE_");
+		// The one Roundtable variable a test sees is its own run's id.
+		expect(log.split("\n").filter((l) => l.startsWith("ROUNDTABLE_"))).toEqual([
+			`ROUNDTABLE_TEST_RUN_ID=${test_run.id}`,
+		]);
 		expect(log).not.toContain("shh-4411");
 		expect(log).not.toContain("SECRET_X");
 		expect(log.split("\n")).toContain(`PATH=${process.env.PATH}`);

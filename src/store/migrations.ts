@@ -465,8 +465,10 @@ CREATE INDEX test_evidence_by_proposal ON test_evidence (proposal_id, patch_revi
 	},
 	{
 		version: 7,
-		name: "indexes for an agent's briefing",
+		name: "indexes for an agent's briefing; a test run's process group",
 		sql: `
+-- the test's own process group, so a sweep after a crash can stop what the dead runner left running
+ALTER TABLE test_runs ADD COLUMN process_group INTEGER;
 -- roundtable resume / sessions: an agent's tasks and proposals, the newest decisions
 CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status);
 CREATE INDEX proposals_by_agent ON proposals (agent_id, status);

@@ -89,13 +89,18 @@ export const testRunQueries = (c: Conn) => ({
 		);
 	},
 
-	/** Runs still `running`, with the pid of the process running each (null: unknown). */
-	async running(): Promise<(TestRunRecord & { runner_pid: number | null })[]> {
+	/** The process group the test command leads, once it has started. */
+	async setProcessGroup(id: string, group: number): Promise<void> {
+		c.run("UPDATE test_runs SET process_group = ? WHERE id = ?", group, id);
+	},
+
+	/** Runs still `running`, with the pid of the process running each and the test's process group. */
+	async running(): Promise<(TestRunRecord & { runner_pid: number | null; process_group: number | null })[]> {
 		return c
-			.all<TestRunRow & { runner_pid: number | null }>(
-				`SELECT ${COLUMNS}, runner_pid FROM test_runs WHERE status = 'running' ORDER BY started_at, id`,
+			.all<TestRunRow & { runner_pid: number | null; process_group: number | null }>(
+				`SELECT ${COLUMNS}, runner_pid, process_group FROM test_runs WHERE status = 'running' ORDER BY started_at, id`,
 			)
-			.map(({ runner_pid, ...r }) => ({ ...toRecord(r), runner_pid }));
+			.map(({ runner_pid, process_group, ...r }) => ({ ...toRecord(r), runner_pid, process_group }));
 	},
 
 	/** The commands that passed on this patch revision of the proposal. */

@@ -2,6 +2,8 @@
 // not just the leader), both pipes read concurrently in arrival order, and an output cap that keeps
 // the head and the tail of what was written with a marker between them.
 
+import { readdirSync, readFileSync } from "node:fs";
+
 /** How long the pipes may stay open once the process group is dead (held by a process that left it). */
 const DRAIN_GRACE_MS = 1000;
 
@@ -15,6 +17,8 @@ export interface ProcessOptions {
 	signal: AbortSignal;
 	/** The latest complete output line, as it arrives. */
 	onLine?: (line: string) => void;
+	/** Called once the command runs, with the process group it leads (its pid). */
+	onStart?: (group: number) => void;
 }
 
 export interface ProcessResult {
@@ -126,6 +130,7 @@ export async function runProcess(o: ProcessOptions): Promise<ProcessResult> {
 	} catch (err) {
 		return done({ error: `cannot start ${o.argv[0]}: ${(err as Error).message}` });
 	}
+	o.onStart?.(proc.pid);
 
 	// A process that left the group (setsid, a daemon) survives the kill and may hold the pipes
 	// open: once the group is killed, the reads get DRAIN_GRACE_MS to end, then are cancelled, so a
@@ -200,4 +205,33 @@ export async function runProcess(o: ProcessOptions): Promise<ProcessResult> {
 		timed_out: timedOut,
 		cancelled: cancelled && !timedOut,
 	});
+}
+
+/**
+ * Kills what is left of a test's process group after the process that ran it died — but only when
+ * a process in the group still carries the run's mark in its environment, so a group id the system
+ * has since given to someone else is never hit. Linux only (/proc); elsewhere nothing is killed.
+ */
+export function killMarkedGroup(group: number, variable: string, runId: string): boolean {
+	if (process.platform !== "linux") return false;
+	const mark = `\0${variable}=${runId}\0`;
+	let pids: string[];
+	try {
+		pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+	} catch {
+		return false;
+	}
+	for (const pid of pids) {
+		try {
+			const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+			// The fields after the parenthesized command name: state, ppid, pgrp, …
+			if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== group) continue;
+			if (!`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(mark)) continue;
+			process.kill(-group, "SIGKILL");
+			return true;
+		} catch {
+			// gone meanwhile, or not ours to read
+		}
+	}
+	return false;
 }

@@ -19,7 +19,13 @@ import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import type { TestRunOutcome } from "../store/test-runs.ts";
 import { allowedBy, canonical, splitCommand } from "../testing/argv.ts";
-import { charStartFrom, type ProcessResult, runProcess, wholeCharsEnd } from "../testing/process.ts";
+import {
+	charStartFrom,
+	killMarkedGroup,
+	type ProcessResult,
+	runProcess,
+	wholeCharsEnd,
+} from "../testing/process.ts";
 import { suggestTests } from "../testing/suggest.ts";
 import { PatchDoesNotApply, proposalWorkdir, type Workdir } from "../testing/workdir.ts";
 import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
@@ -31,6 +37,8 @@ const RESULT_LOG_BYTES = 64 * 1024;
 const PROGRESS_EVERY_MS = 1000;
 const MAX_EVIDENCE_COMMAND = 4 * 1024;
 const MAX_EVIDENCE_SUMMARY = 16 * 1024;
+/** In a test's environment: the run's id, which tests may read and which marks its processes. */
+const RUN_ID_VARIABLE = "ROUNDTABLE_TEST_RUN_ID";
 
 /** The environment a test sees: the allowlisted variables, never Roundtable's own (its token). */
 function testEnv(allowlist: readonly string[]): Record<string, string> {
@@ -182,11 +190,18 @@ export async function run(a: Args<"test.run">, env: Env) {
 			ctx.progress(elapsed, timeoutSeconds, lastLine ? `${elapsed}s: ${lastLine}` : `${elapsed}s`);
 		};
 		const heartbeat = setInterval(report, PROGRESS_EVERY_MS);
+		let recorded: Promise<void> | undefined;
 		try {
 			result = await runProcess({
 				argv,
 				cwd: workdir?.dir ?? rt.root,
-				env: testEnv(tests.env_allowlist),
+				// The run's id marks its processes: the sweep after a crash knows them by it.
+				env: { ...testEnv(tests.env_allowlist), [RUN_ID_VARIABLE]: testRun.id },
+				onStart: (group) => {
+					recorded = rt.store.withTransaction("write", (tx) =>
+						tx.testRuns.setProcessGroup(testRun.id, group),
+					);
+				},
 				timeoutMs: timeoutSeconds * 1000,
 				maxBytes: tests.max_output_bytes,
 				signal: ctx.signal,
@@ -197,6 +212,7 @@ export async function run(a: Args<"test.run">, env: Env) {
 			});
 		} finally {
 			clearInterval(heartbeat);
+			await recorded;
 		}
 	} catch (err) {
 		const message =
@@ -381,15 +397,25 @@ export async function suggest(a: Args<"test.suggest">, env: Env) {
 }
 
 /**
- * Runs a crash left `running` (their runner process is gone) become `interrupted`; the owner does
- * this at start. A run whose runner still lives (a `mcp call` beside the owner) is left alone.
+ * Runs a crash left `running` (their runner process is gone) become `interrupted`, and what their
+ * test left running is stopped; the owner does this at start. A run whose runner still lives (a
+ * `mcp call` beside the owner) is left alone.
  */
 export async function markInterrupted(rt: Runtime): Promise<string[]> {
+	const orphaned = (await rt.store.withTransaction("read", (tx) => tx.testRuns.running())).filter(
+		(r) => r.runner_pid === null || r.runner_pid === process.pid || !isAlive(r.runner_pid),
+	);
+	if (orphaned.length === 0) return [];
+	const stopped = new Set(
+		orphaned
+			.filter((r) => r.process_group !== null && killMarkedGroup(r.process_group, RUN_ID_VARIABLE, r.id))
+			.map((r) => r.id),
+	);
 	return rt.store.withTransaction("write", async (tx) => {
 		const now = nowIso();
 		const marked: string[] = [];
-		for (const r of await tx.testRuns.running()) {
-			if (r.runner_pid !== null && r.runner_pid !== process.pid && isAlive(r.runner_pid)) continue;
+		for (const r of orphaned) {
+			if ((await tx.testRuns.get(r.id))?.status !== "running") continue;
 			await tx.testRuns.finish(
 				r.id,
 				{
@@ -397,7 +423,9 @@ export async function markInterrupted(rt: Runtime): Promise<string[]> {
 					exit_code: null,
 					signal: null,
 					duration_ms: null,
-					summary_md: "The process running this test stopped before it finished.",
+					summary_md: `The process running this test stopped before it finished.${
+						stopped.has(r.id) ? " The test's processes it left behind were stopped." : ""
+					}`,
 					output_bytes: 0,
 					truncated: false,
 					finished_at: now,

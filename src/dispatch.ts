@@ -33,7 +33,7 @@ export interface Env {
 	 * retry with the same key gets the first result), and `remember` inside its final write
 	 * transaction, so the key is stored beside the events that result produced.
 	 */
-	replay?: () => Promise<object | undefined>;
+	replay?: (tx?: Tx) => Promise<object | undefined>;
 	remember?: (tx: Tx, result: object) => Promise<void>;
 }
 
@@ -285,7 +285,11 @@ function runKeyed(
 		rt,
 		ctx,
 		now: nowIso(),
-		replay: () => rt.store.withTransaction("read", (tx) => replay(tx, tool, keyed, nowIso())),
+		// Inside the handler's own transaction when it passes one, so the check and its write are atomic.
+		replay: (tx) =>
+			tx
+				? replay(tx, tool, keyed, nowIso())
+				: rt.store.withTransaction("read", (t) => replay(t, tool, keyed, nowIso())),
 		remember: (tx, result) => store(rt, tx, tool, keyed, result, nowIso()),
 	});
 }

@@ -3,11 +3,11 @@
 // command): argv without a shell, the allowlist, outcomes, timeouts and the process group, the output
 // cap, the environment, events and idempotency.
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CallContext, operatorContext } from "../src/context.ts";
 import { TESTLOGS_DIR } from "../src/tools/tests.ts";
-import { allEvents } from "./helpers.ts";
+import { allEvents, REPO } from "./helpers.ts";
 import {
 	ECHO_ARGS,
 	eventsOf,
@@ -472,5 +472,42 @@ describe("test.run with an idempotency key", () => {
 		const other = await run(p, { command: "./count.sh", idempotency_key: "k-2" });
 		expect(other.test_run.id).not.toBe(first.test_run.id);
 		expect(readFileSync(join(p.root, "runs.txt"), "utf8")).toBe("run\nrun\n");
+	});
+
+	test("a retry from another process while the first still runs is a conflict; after it, the first result", async () => {
+		const p = await project({
+			allow: ["./slow.sh"],
+			scripts: { "slow.sh": "echo run >> runs.txt\nwhile [ ! -e go ]; do sleep 0.05; done\necho done" },
+		});
+		const args = { command: "./slow.sh", idempotency_key: "k-shared" };
+		// Another process (like `roundtable mcp call` beside the owner) holds the key first.
+		const child = Bun.spawn(
+			[
+				process.execPath,
+				join(REPO, "test/fixtures-scripts/apply-once.ts"),
+				p.root,
+				"test.run",
+				JSON.stringify(args),
+			],
+			{ cwd: REPO, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+		);
+		try {
+			expect(await eventually(() => existsSync(join(p.root, "runs.txt")), 15_000)).toBe(true);
+			const err = await p.fail("test.run", args);
+			expect(err.code).toBe("conflict");
+			expect(err.message).toBe("a test.run call with idempotency key 'k-shared' is still running");
+			writeFileSync(join(p.root, "go"), "");
+			const report = JSON.parse(await new Response(child.stdout).text()) as {
+				ok: boolean;
+				result: { test_run: { id: string; status: string } };
+			};
+			expect(report.ok).toBe(true);
+			expect(report.result.test_run.status).toBe("passed");
+			const again = await run(p, args);
+			expect(again.test_run.id).toBe(report.result.test_run.id);
+			expect(readFileSync(join(p.root, "runs.txt"), "utf8")).toBe("run\n");
+		} finally {
+			child.kill("SIGKILL");
+		}
 	});
 });

@@ -8,7 +8,7 @@ import { actorId } from "../context.ts";
 import type { Env } from "../dispatch.ts";
 import { mintId, nowIso } from "../domain/ids.ts";
 import type { TestRunStatus } from "../domain/statuses.ts";
-import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import { isAlive } from "../owner/presence.ts";
 import { patchPath } from "../patches.ts";
@@ -124,10 +124,20 @@ export async function run(a: Args<"test.run">, env: Env) {
 			field: "timeout_seconds",
 		});
 	}
-	const earlier = await env.replay?.();
-	if (earlier) return earlier;
-
 	const started = await rt.store.withTransaction("write", async (tx) => {
+		const earlier = await env.replay?.(tx);
+		if (earlier) return { earlier };
+		if (a.idempotency_key !== undefined) {
+			// The same key still running in another process (this process's own retries are refused
+			// before they get here): a retry must not start the tests a second time.
+			const first = await tx.testRuns.runningWithKey(a.idempotency_key);
+			if (first?.runner_pid != null && first.runner_pid !== process.pid && isAlive(first.runner_pid)) {
+				throw conflict(`a test.run call with idempotency key '${a.idempotency_key}' is still running`, {
+					idempotency_key: a.idempotency_key,
+					test_run_id: first.id,
+				});
+			}
+		}
 		const now = nowIso();
 		const proposal = a.proposal_id === undefined ? undefined : await requireProposal(tx, a.proposal_id);
 		const patch = proposal && (await tx.proposals.currentPatch(proposal.id));
@@ -144,6 +154,7 @@ export async function run(a: Args<"test.run">, env: Env) {
 				patch_revision: patch?.number ?? null,
 				workdir: proposal ? "proposal" : "project",
 				requested_by: actorId(ctx),
+				idempotency_key: a.idempotency_key,
 				started_at: now,
 			},
 			now,
@@ -165,6 +176,7 @@ export async function run(a: Args<"test.run">, env: Env) {
 		);
 		return { test_run, patch };
 	});
+	if (started.earlier) return started.earlier;
 	const testRun = started.test_run;
 
 	let workdir: Workdir | undefined;

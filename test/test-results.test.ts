@@ -356,6 +356,28 @@ describe("test.evidence.submit", () => {
 });
 
 describe("markInterrupted (the owner's start-up sweep)", () => {
+	/** A `running` row as a crashed runner in this process's pid would have left it. */
+	async function leftRunning(p: Awaited<ReturnType<typeof project>>, id: string, group?: number) {
+		const now = new Date().toISOString();
+		await p.rt.store.withTransaction("write", async (tx) => {
+			await tx.testRuns.insert(
+				{
+					id,
+					proposal_id: null,
+					task_id: null,
+					command: "./x.sh",
+					argv: ["./x.sh"],
+					patch_revision: null,
+					workdir: "project",
+					requested_by: "operator",
+					started_at: now,
+				},
+				now,
+			);
+			if (group !== undefined) await tx.testRuns.setProcessGroup(id, group);
+		});
+	}
+
 	const CHILD = join(REPO, "test/fixtures-scripts/apply-once.ts");
 
 	test("a run whose runner was SIGKILLed becomes interrupted and its test is stopped; one whose runner lives is left alone", async () => {
@@ -423,23 +445,7 @@ describe("markInterrupted (the owner's start-up sweep)", () => {
 	test("a run left by an earlier process with the sweeper's own pid is interrupted (pid reuse)", async () => {
 		// The owner sweeps before it runs anything, so a running row with its own pid is not its own.
 		const p = await project({ allow: ["./x.sh"] });
-		const now = new Date().toISOString();
-		await p.rt.store.withTransaction("write", (tx) =>
-			tx.testRuns.insert(
-				{
-					id: "TR-left-behind",
-					proposal_id: null,
-					task_id: null,
-					command: "./x.sh",
-					argv: ["./x.sh"],
-					patch_revision: null,
-					workdir: "project",
-					requested_by: "operator",
-					started_at: now,
-				},
-				now,
-			),
-		);
+		await leftRunning(p, "TR-left-behind");
 		expect(await markInterrupted(p.rt)).toEqual(["TR-left-behind"]);
 		expect((await result(p, { test_run_id: "TR-left-behind" })).test_run.status).toBe("interrupted");
 	});
@@ -449,24 +455,7 @@ describe("markInterrupted (the owner's start-up sweep)", () => {
 		// Someone else's process group, now holding the id the dead run recorded.
 		const stranger = Bun.spawn(["sleep", "30"], { detached: true, stdin: "ignore", stdout: "ignore" });
 		try {
-			const now = new Date().toISOString();
-			await p.rt.store.withTransaction("write", async (tx) => {
-				await tx.testRuns.insert(
-					{
-						id: "TR-reused-group",
-						proposal_id: null,
-						task_id: null,
-						command: "./x.sh",
-						argv: ["./x.sh"],
-						patch_revision: null,
-						workdir: "project",
-						requested_by: "operator",
-						started_at: now,
-					},
-					now,
-				);
-				await tx.testRuns.setProcessGroup("TR-reused-group", stranger.pid);
-			});
+			await leftRunning(p, "TR-reused-group", stranger.pid);
 			expect(await markInterrupted(p.rt)).toEqual(["TR-reused-group"]);
 			const { test_run } = await result(p, { test_run_id: "TR-reused-group" });
 			expect(test_run.summary_md).toBe("The process running this test stopped before it finished.");

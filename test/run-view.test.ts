@@ -67,13 +67,14 @@ describe("renderRunView", () => {
 		expect(lines[4]).toBe("proposals  pending 0 | in review 0");
 		expect(lines[5]).toMatch(/^table {6}agents enabled [1-9]\d* \| claims live 0 \| approvals requested 0$/);
 		expect(text).toContain("proposal  - (none in this run)");
+		expect(text).toContain("test      - (none)");
 		expect(text).toMatch(/-- turn queue \(1\) -+/);
 		expect(lines).toContainEqual(
 			expect.stringMatching(new RegExp(`^1 implementer-1 requested\\s+request ${turn.request_event_id}$`)),
 		);
 		// As many of the newest events as fit, newest last, just above the footer.
 		const eventRows = lines.filter((l) => events.some((e) => eventLineRe(e).test(l)));
-		expect(eventRows.length).toBe(30 - 6 - 4 - 2 - 1 - 1); // header, latest, turns, rule, footer
+		expect(eventRows.length).toBe(30 - 6 - 5 - 2 - 1 - 1); // header, latest, turns, rule, footer
 		expect(lines[28]).toMatch(eventLineRe(events.at(-1) as (typeof events)[number]));
 		expect(lines[29]).toMatch(
 			new RegExp(

@@ -6,18 +6,13 @@ import { CONFIG_PATH } from "../config/paths.ts";
 import { nowIso } from "../domain/ids.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import type { StoredAgent } from "../store/agents.ts";
-import { type Flags, UsageError } from "./args.ts";
+import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
+import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 
 const state = (a: StoredAgent) => (a.enabled ? "enabled" : "disabled");
 const line = (a: StoredAgent) => `${a.id} ${a.role} ${state(a)} ${a.adapter} ${a.model}`;
-
-function print(flags: Flags, json: unknown, lines: string[]): number {
-	const text = flags.json ? JSON.stringify(json, null, 2) : lines.join("\n");
-	if (text !== "") process.stdout.write(`${text}\n`);
-	return 0;
-}
 
 export const list: CommandRun = {
 	run: (flags) =>

@@ -1,18 +1,13 @@
 // `approvals list|approve|reject`: the operator's human decisions, through human.request_approval.
 import { call } from "../dispatch.ts";
 import type { ApprovalRecord } from "../registry/records.ts";
-import { type Flags, UsageError } from "./args.ts";
+import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
+import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 
 const line = (a: ApprovalRecord) =>
 	`${a.id} ${a.status} ${a.proposal_id ?? "-"} r${a.patch_revision ?? "-"} ${a.subject}${a.override_policy ? " (override)" : ""}`;
-
-function print(flags: Flags, json: unknown, lines: string[]): number {
-	const text = flags.json ? JSON.stringify(json, null, 2) : lines.join("\n");
-	if (text !== "") process.stdout.write(`${text}\n`);
-	return 0;
-}
 
 export const list: CommandRun = {
 	run: (flags) =>

@@ -7,15 +7,10 @@ import type { Runtime } from "../runtime.ts";
 import { expireDueClaims, revokeClaim } from "../tools/resources.ts";
 import { type Flags, UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
+import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 
 const line = (c: ClaimRecord) => `${c.id} ${c.agent_id} ${c.claim_type} ${c.status} ${c.resource_id}`;
-
-function print(flags: Flags, json: unknown, lines: string[]): number {
-	const text = flags.json ? JSON.stringify(json, null, 2) : lines.join("\n");
-	if (text !== "") process.stdout.write(`${text}\n`);
-	return 0;
-}
 
 const need = (flags: Flags, name: string): string => {
 	const value = flags[name];

@@ -150,6 +150,7 @@ const COMMANDS: Command[] = [
 	...claimsCommands(),
 	...approvalsCommands(),
 	...sessionsCommands(),
+	...testsCommands(),
 	...agentsCommands(),
 	{
 		name: "symbols",
@@ -236,6 +237,36 @@ function approvalsCommands(): Command[] {
 			summary: "Reject a request as the operator; a rejection revokes an earlier approval.",
 			flags: decision,
 			load: load("reject"),
+		},
+	];
+}
+
+function testsCommands(): Command[] {
+	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
+	const load = (name: keyof typeof import("./tests.ts")) => () =>
+		import("./tests.ts").then((m) => m[name] as CommandRun);
+	const list = {
+		summary:
+			"List the recorded test runs, newest first, one `<id> <status> <exit code or signal> <duration> <proposal@revision or project> <command>` line each. Subcommand: tests show.",
+		flags: {
+			proposal: { kind: "string", value: "ID", help: "only this proposal's" },
+			status: { kind: "string", value: "S", help: "only this status (passed, failed, timed_out, …)" },
+			limit: { kind: "string", value: "N", help: "at most this many (default 20)" },
+			json,
+		},
+		load: load("list"),
+	} satisfies Partial<Command>;
+	const usage = "[--proposal ID] [--status S] [--limit N] [--json]";
+	return [
+		{ name: "tests", usage: `roundtable tests ${usage}`, ...list },
+		{ name: "tests list", usage: `roundtable tests list ${usage}`, ...list },
+		{
+			name: "tests show",
+			usage: "roundtable tests show ID [--json]",
+			summary: "A test run's line and its whole log (runs are made with the test.run tool).",
+			flags: { "test-run": { kind: "string", value: "ID", help: "the run (TR-…)" }, json },
+			positional: "test-run",
+			load: load("show"),
 		},
 	];
 }

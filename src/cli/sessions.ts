@@ -14,15 +14,10 @@ import type { SessionRow } from "../store/sessions.ts";
 import { requireEnabledAgent, requireRun } from "../tools/common.ts";
 import { type Flags, UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
+import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 
 const PLACEHOLDER = "{{external_session_id}}";
-
-function print(flags: Flags, json: unknown, lines: string[]): number {
-	const text = flags.json ? JSON.stringify(json, null, 2) : lines.join("\n");
-	if (text !== "") process.stdout.write(`${text}\n`);
-	return 0;
-}
 
 const command = (run: (rt: Runtime, ctx: CallContext, flags: Flags) => Promise<number>): CommandRun => ({
 	run: (flags) => withRuntime(flags.root, (rt, ctx) => run(rt, ctx, flags)),

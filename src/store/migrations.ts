@@ -472,6 +472,8 @@ ALTER TABLE test_runs ADD COLUMN process_group INTEGER;
 -- the caller's idempotency key, so a retry from another process while the run goes on is refused
 ALTER TABLE test_runs ADD COLUMN idempotency_key TEXT;
 CREATE INDEX test_runs_by_key ON test_runs (idempotency_key) WHERE idempotency_key IS NOT NULL;
+-- roundtable tests: the newest runs first
+CREATE INDEX test_runs_by_start ON test_runs (started_at, id);
 -- roundtable resume / sessions: an agent's tasks and proposals, the newest decisions
 CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status);
 CREATE INDEX proposals_by_agent ON proposals (agent_id, status);

@@ -1,3 +1,4 @@
+import type { TestRunStatus } from "../domain/statuses.ts";
 import type { TestEvidenceRecord, TestRunRecord } from "../registry/records.ts";
 import type { Conn } from "./db.ts";
 
@@ -99,6 +100,31 @@ export const testRunQueries = (c: Conn) => ({
 				key,
 			) ?? undefined
 		);
+	},
+
+	/** The newest runs first, optionally of one proposal or with one status. */
+	async list(
+		filter: { proposal_id?: string; status?: TestRunStatus },
+		limit: number,
+	): Promise<TestRunRecord[]> {
+		const where: string[] = [];
+		const params: (string | number)[] = [];
+		if (filter.proposal_id !== undefined) {
+			where.push("proposal_id = ?");
+			params.push(filter.proposal_id);
+		}
+		if (filter.status !== undefined) {
+			where.push("status = ?");
+			params.push(filter.status);
+		}
+		const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+		return c
+			.all<TestRunRow>(
+				`SELECT ${COLUMNS} FROM test_runs ${clause} ORDER BY started_at DESC, id DESC LIMIT ?`,
+				...params,
+				limit,
+			)
+			.map(toRecord);
 	},
 
 	/** The process group the test command leads, once it has started. */

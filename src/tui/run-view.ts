@@ -1,5 +1,5 @@
 // The terminal view of interactive `roundtable run`: one run's state, its counts, its turn queue,
-// the latest proposal, transaction and approval, and its newest events, redrawn in place.
+// the latest proposal, transaction, approval and test run, and its newest events, redrawn in place.
 //
 // Plain ANSI, no library: the alternate screen, absolute cursor moves, erase-to-end, the cursor
 // hidden and autowrap off while it shows. Each frame is one write (inside a synchronized-update
@@ -12,6 +12,7 @@ import type {
 	EventRecord,
 	ProposalRecord,
 	RunRecord,
+	TestRunRecord,
 	TransactionRecord,
 } from "../registry/records.ts";
 import type { Runtime } from "../runtime.ts";
@@ -35,6 +36,8 @@ export interface RunSnapshot {
 	latestProposal: ProposalRecord | undefined;
 	latestTransaction: TransactionRecord | undefined;
 	latestApproval: ApprovalRecord | undefined;
+	/** The table's newest test run. */
+	latestTestRun: TestRunRecord | undefined;
 	/** The run's outstanding turn requests, oldest first. */
 	turns: TurnRow[];
 	/** The run's newest events, oldest first. */
@@ -86,6 +89,7 @@ export function readRunSnapshot(store: Store, runId: string, events: number): Pr
 			latestProposal: proposals.at(-1),
 			latestTransaction: (await tx.transactions.tail(1)).at(-1),
 			latestApproval: approvals.at(-1),
+			latestTestRun: (await tx.testRuns.list({}, 1))[0],
 			turns: await tx.turns.queue(runId),
 			events: await tx.events.newest(runId, Math.max(1, Math.min(events, 500))),
 			lastEventId: await tx.events.lastId(),
@@ -164,6 +168,7 @@ function latestLines(s: RunSnapshot): string[] {
 	const p = s.latestProposal;
 	const x = s.latestTransaction;
 	const a = s.latestApproval;
+	const t = s.latestTestRun;
 	return [
 		p
 			? `proposal  ${p.id} [${p.status}] ${p.agent_id} task ${p.task_id} r${p.patch_revision}: ${p.title}`
@@ -174,6 +179,9 @@ function latestLines(s: RunSnapshot): string[] {
 		a
 			? `approval  ${a.id} [${a.status}] ${a.proposal_id ?? a.task_id ?? "-"}: ${a.subject}${a.decided_by ? ` (by ${a.decided_by})` : ""}`
 			: "approval  - (none)",
+		t
+			? `test      ${t.id} [${t.status}] ${t.proposal_id === null ? "project" : `${t.proposal_id}@r${t.patch_revision}`}: ${t.command}`
+			: "test      - (none)",
 	];
 }
 

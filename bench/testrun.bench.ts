@@ -11,6 +11,7 @@ import { initProject } from "../src/init/index.ts";
 import { RepoGuard } from "../src/repo/guard.ts";
 import { openRuntime } from "../src/runtime.ts";
 import { suggestTests } from "../src/testing/suggest.ts";
+import { proposalWorkdir } from "../src/testing/workdir.ts";
 import { fmt } from "./lib.ts";
 
 const RUNS = 20;
@@ -53,6 +54,41 @@ export async function run(): Promise<void> {
 	rt.close();
 	rmSync(root, { recursive: true, force: true });
 	await suggestBench();
+	await workdirBench();
+}
+
+/** What a proposal's test run pays before its command starts: the scratch copy of a 20,000-file repository. */
+async function workdirBench(): Promise<void> {
+	const root = realpathSync(mkdtempSync(join(tmpdir(), "rt-bench-workdir-")));
+	for (let d = 0; d < 200; d++) {
+		mkdirSync(join(root, `src/p${d}`), { recursive: true });
+		for (let f = 0; f < 100; f++)
+			writeFileSync(join(root, `src/p${d}/f${f}.ts`), `export const x = ${f};\n`.repeat(40));
+	}
+	const git = (...args: string[]) =>
+		Bun.spawnSync(["git", "-c", "user.email=b@b", "-c", "user.name=b", ...args], { cwd: root });
+	git("init", "-q");
+	git("add", ".");
+	git("commit", "-qm", "x");
+	writeFileSync(join(root, "src/p1/f1.ts"), "changed\n");
+	const patch = join(root, "..", `${root.split("/").pop()}.patch`);
+	writeFileSync(patch, git("diff").stdout);
+	git("checkout", "--", ".");
+	const copy: number[] = [];
+	const remove: number[] = [];
+	for (let i = 0; i < 5; i++) {
+		let t = performance.now();
+		const workdir = await proposalWorkdir(root, patch, 1);
+		copy.push(performance.now() - t);
+		t = performance.now();
+		workdir.remove();
+		remove.push(performance.now() - t);
+	}
+	console.log("a proposal's scratch copy, 20,000-file git repository (median of 5):");
+	console.log(`  copy and apply        ${fmt(median(copy), 0).padStart(7)} ms`);
+	console.log(`  remove                ${fmt(median(remove), 0).padStart(7)} ms`);
+	rmSync(root, { recursive: true, force: true });
+	rmSync(patch, { force: true });
 }
 
 /**

@@ -27,7 +27,7 @@ import {
 	wholeCharsEnd,
 } from "../testing/process.ts";
 import { suggestTests } from "../testing/suggest.ts";
-import { PatchDoesNotApply, proposalWorkdir, type Workdir } from "../testing/workdir.ts";
+import { PatchDoesNotApply, proposalWorkdir } from "../testing/workdir.ts";
 import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
 
 export const TESTLOGS_DIR = ".roundtable/testlogs";
@@ -105,17 +105,13 @@ async function finish(
 }
 
 export async function run(a: Args<"test.run">, env: Env) {
-	const { rt, ctx } = env;
-	const { tests } = rt.config;
+	const { tests } = env.rt.config;
 	const argv = splitCommand(a.command);
 	if (!allowedBy(argv, tests.allowed_commands)) {
 		throw new ToolError(
 			"permission_denied",
 			`'${canonical(argv)}' does not start with a command in tests.allowed_commands`,
-			{
-				field: "command",
-				allowed: tests.allowed_commands,
-			},
+			{ field: "command", allowed: tests.allowed_commands },
 		);
 	}
 	const timeoutSeconds = a.timeout_seconds ?? tests.timeout_seconds;
@@ -124,7 +120,64 @@ export async function run(a: Args<"test.run">, env: Env) {
 			field: "timeout_seconds",
 		});
 	}
-	const started = await rt.store.withTransaction("write", async (tx) => {
+	const started = await begin(a, argv, env);
+	if (started.earlier) return started.earlier;
+	const { test_run: testRun, patch } = started;
+
+	let result: ProcessResult;
+	try {
+		result = await execute(testRun, argv, patch, timeoutSeconds, env);
+	} catch (err) {
+		const message =
+			err instanceof PatchDoesNotApply ? err.message : `the test could not be run: ${(err as Error).message}`;
+		const outcome = { ...NOTHING_RAN, summary_md: message, finished_at: nowIso() };
+		return finish(env.rt, testRun, outcome, env.remember, message);
+	}
+
+	mkdirSync(join(env.rt.root, TESTLOGS_DIR), { recursive: true, mode: 0o700 });
+	writeFileAtomic(logPath(env.rt.root, testRun.id), result.output, 0o600);
+	const status = statusOf(result);
+	const why =
+		status === "timed_out"
+			? `\n(killed after ${timeoutSeconds}s)`
+			: status === "cancelled"
+				? "\n(cancelled)"
+				: "";
+	const outcome: TestRunOutcome = {
+		status,
+		exit_code: result.exit_code,
+		signal: result.signal,
+		duration_ms: result.duration_ms,
+		summary_md: result.error ?? `${summarize(result.output)}${why}`,
+		output_bytes: result.output_bytes,
+		truncated: result.truncated,
+		finished_at: nowIso(),
+	};
+	return finish(env.rt, testRun, outcome, env.remember, tail(result.output, RESULT_LOG_BYTES));
+}
+
+/** An outcome for a run whose command never ran (status error). */
+const NOTHING_RAN = {
+	status: "error",
+	exit_code: null,
+	signal: null,
+	duration_ms: 0,
+	output_bytes: 0,
+	truncated: false,
+} as const;
+
+type Patch = { sha256: string; strip: number; number: number };
+
+/**
+ * The run recorded `running` with its test.started event — or the first result of the same
+ * idempotency key, checked in this same transaction so two callers never both start.
+ */
+function begin(
+	a: Args<"test.run">,
+	argv: string[],
+	env: Env,
+): Promise<{ earlier: object } | { earlier?: undefined; test_run: TestRunRecord; patch: Patch | undefined }> {
+	return env.rt.store.withTransaction("write", async (tx) => {
 		const earlier = await env.replay?.(tx);
 		if (earlier) return { earlier };
 		if (a.idempotency_key !== undefined) {
@@ -153,7 +206,7 @@ export async function run(a: Args<"test.run">, env: Env) {
 				argv,
 				patch_revision: patch?.number ?? null,
 				workdir: proposal ? "proposal" : "project",
-				requested_by: actorId(ctx),
+				requested_by: actorId(env.ctx),
 				idempotency_key: a.idempotency_key,
 				started_at: now,
 			},
@@ -176,105 +229,62 @@ export async function run(a: Args<"test.run">, env: Env) {
 		);
 		return { test_run, patch };
 	});
-	if (started.earlier) return started.earlier;
-	const testRun = started.test_run;
+}
 
-	let workdir: Workdir | undefined;
-	let result: ProcessResult;
+/**
+ * The command itself: in the project root, or in a scratch copy with the patch applied (throws
+ * PatchDoesNotApply). Progress goes out about once a second with the elapsed time and the latest
+ * output line; the call's signal cancels it.
+ */
+async function execute(
+	testRun: TestRunRecord,
+	argv: string[],
+	patch: Patch | undefined,
+	timeoutSeconds: number,
+	{ rt, ctx }: Env,
+): Promise<ProcessResult> {
+	// The copy is taken under the repository lock: never a half-applied tree.
+	const workdir = patch
+		? await withRepository(rt, "shared", () =>
+				proposalWorkdir(rt.root, patchPath(rt.root, patch.sha256), patch.strip),
+			)
+		: undefined;
+	const begun = performance.now();
+	let lastLine = "";
+	let lastReport = Number.NEGATIVE_INFINITY;
+	let lastElapsed = -1;
+	const report = () => {
+		const elapsed = Math.round((performance.now() - begun) / 1000);
+		lastReport = performance.now();
+		// MCP: the progress value must increase with each notification.
+		if (elapsed <= lastElapsed) return;
+		lastElapsed = elapsed;
+		ctx.progress(elapsed, timeoutSeconds, lastLine ? `${elapsed}s: ${lastLine}` : `${elapsed}s`);
+	};
+	const heartbeat = setInterval(report, PROGRESS_EVERY_MS);
+	let recorded: Promise<void> | undefined;
 	try {
-		if (started.patch) {
-			const { sha256, strip } = started.patch;
-			// The copy is taken under the repository lock: never a half-applied tree.
-			workdir = await withRepository(rt, "shared", () =>
-				proposalWorkdir(rt.root, patchPath(rt.root, sha256), strip),
-			);
-		}
-		const begun = performance.now();
-		let lastLine = "";
-		let lastReport = Number.NEGATIVE_INFINITY;
-		let lastElapsed = -1;
-		const report = () => {
-			const elapsed = Math.round((performance.now() - begun) / 1000);
-			lastReport = performance.now();
-			// MCP: the progress value must increase with each notification.
-			if (elapsed <= lastElapsed) return;
-			lastElapsed = elapsed;
-			ctx.progress(elapsed, timeoutSeconds, lastLine ? `${elapsed}s: ${lastLine}` : `${elapsed}s`);
-		};
-		const heartbeat = setInterval(report, PROGRESS_EVERY_MS);
-		let recorded: Promise<void> | undefined;
-		try {
-			result = await runProcess({
-				argv,
-				cwd: workdir?.dir ?? rt.root,
-				// The run's id marks its processes: the sweep after a crash knows them by it.
-				env: { ...testEnv(tests.env_allowlist), [RUN_ID_VARIABLE]: testRun.id },
-				onStart: (group) => {
-					recorded = rt.store.withTransaction("write", (tx) =>
-						tx.testRuns.setProcessGroup(testRun.id, group),
-					);
-				},
-				timeoutMs: timeoutSeconds * 1000,
-				maxBytes: tests.max_output_bytes,
-				signal: ctx.signal,
-				onLine: (line) => {
-					lastLine = line;
-					if (performance.now() - lastReport >= PROGRESS_EVERY_MS) report();
-				},
-			});
-		} finally {
-			clearInterval(heartbeat);
-			await recorded;
-		}
-	} catch (err) {
-		const message =
-			err instanceof PatchDoesNotApply ? err.message : `the test could not be run: ${(err as Error).message}`;
-		return finish(
-			rt,
-			testRun,
-			{
-				status: "error",
-				exit_code: null,
-				signal: null,
-				duration_ms: 0,
-				summary_md: message,
-				output_bytes: 0,
-				truncated: false,
-				finished_at: nowIso(),
+		return await runProcess({
+			argv,
+			cwd: workdir?.dir ?? rt.root,
+			// The run's id marks its processes: the sweep after a crash knows them by it.
+			env: { ...testEnv(rt.config.tests.env_allowlist), [RUN_ID_VARIABLE]: testRun.id },
+			onStart: (group) => {
+				recorded = rt.store.withTransaction("write", (tx) => tx.testRuns.setProcessGroup(testRun.id, group));
 			},
-			env.remember,
-			message,
-		);
+			timeoutMs: timeoutSeconds * 1000,
+			maxBytes: rt.config.tests.max_output_bytes,
+			signal: ctx.signal,
+			onLine: (line) => {
+				lastLine = line;
+				if (performance.now() - lastReport >= PROGRESS_EVERY_MS) report();
+			},
+		});
 	} finally {
+		clearInterval(heartbeat);
+		await recorded;
 		workdir?.remove();
 	}
-
-	mkdirSync(join(rt.root, TESTLOGS_DIR), { recursive: true, mode: 0o700 });
-	writeFileAtomic(logPath(rt.root, testRun.id), result.output, 0o600);
-	const status = statusOf(result);
-	const why =
-		status === "timed_out"
-			? `\n(killed after ${timeoutSeconds}s)`
-			: status === "cancelled"
-				? "\n(cancelled)"
-				: "";
-	const done = await finish(
-		rt,
-		testRun,
-		{
-			status,
-			exit_code: result.exit_code,
-			signal: result.signal,
-			duration_ms: result.duration_ms,
-			summary_md: result.error ?? `${summarize(result.output)}${why}`,
-			output_bytes: result.output_bytes,
-			truncated: result.truncated,
-			finished_at: nowIso(),
-		},
-		env.remember,
-		tail(result.output, RESULT_LOG_BYTES),
-	);
-	return done;
 }
 
 /** A page of a stored log: `max_bytes` from `offset`, by default the last page. */

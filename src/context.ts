@@ -33,11 +33,7 @@ export const actorId = (ctx: CallContext): string =>
 	ctx.principal.kind === "operator" ? "operator" : ctx.principal.agent_id;
 
 /** The Chair's calls through the dispatcher. */
-export function chairContext(agentId: string, signal?: AbortSignal): CallContext {
-	return {
-		principal: { kind: "chair", agent_id: agentId },
-		transport: "internal",
-		signal: signal ?? new AbortController().signal,
-		progress: () => {},
-	};
-}
+export const chairContext = (agentId: string): CallContext => ({
+	...operatorContext("internal"),
+	principal: { kind: "chair", agent_id: agentId },
+});

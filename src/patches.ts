@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { sha256 } from "./domain/canonical.ts";
 import { writeFileAtomic } from "./fsutil.ts";
 
-export const PATCHES_DIR = ".roundtable/patches";
+const PATCHES_DIR = ".roundtable/patches";
 
 export const patchPath = (root: string, digest: string) => join(root, PATCHES_DIR, `${digest}.diff`);
 

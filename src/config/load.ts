@@ -3,9 +3,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type } from "arktype";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import { problemText } from "../domain/scalars.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { dotted, isPlainObject, type KeyPath as Path, readYaml } from "../domain/yaml-source.ts";
 import { type AdapterConfig, type Config, defaultConfig, FIXED_ROLES } from "./defaults.ts";
 import { CONFIG_PATH } from "./paths.ts";
 import { configFileSchema } from "./schema.ts";
@@ -23,14 +23,6 @@ export class ConfigError extends Error {
 		this.name = "ConfigError";
 	}
 }
-
-type Path = (string | number)[];
-
-const dotted = (path: Path) =>
-	path.reduce<string>((s, seg) => (typeof seg === "number" ? `${s}[${seg}]` : s ? `${s}.${seg}` : seg), "");
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-	typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Loads and validates the project's config; throws ConfigError. */
 export function loadConfig(root: string): Config {
@@ -54,36 +46,15 @@ export function loadConfig(root: string): Config {
 
 /** Parses config text; `file` is the name used in error messages. */
 export function parseConfig(text: string, file = CONFIG_PATH): Config {
-	const lines = new LineCounter();
-	const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
-	const firstError = doc.errors[0];
-	if (firstError) {
-		const line = lines.linePos(firstError.pos[0]).line;
-		throw new ConfigError(file, line, "", `invalid YAML: ${firstError.message.split("\n")[0]}`);
-	}
-	let unresolved: { line: number; name: string } | undefined;
-	visit(doc, {
-		Alias(_, alias) {
-			if (!unresolved && alias.resolve(doc) === undefined) {
-				unresolved = { line: lines.linePos(alias.range?.[0] ?? 0).line, name: alias.source };
-			}
-		},
+	const { data: parsed, lineOf } = readYaml(text, 0, (line, detail) => {
+		throw new ConfigError(file, line, "", detail);
 	});
-	if (unresolved) {
-		throw new ConfigError(
-			file,
-			unresolved.line,
-			"",
-			`invalid YAML: alias *${unresolved.name} names no anchor`,
-		);
-	}
-	const lineOf = (path: Path) => locate(doc.contents, path, (offset) => lines.linePos(offset).line);
 	const fail = (path: Path, detail: string): never => {
 		throw new ConfigError(file, lineOf(path), dotted(path), detail);
 	};
 
-	const data = doc.toJS() ?? {};
-	if (!isPlainObject(data)) fail([], "the config must be a mapping of keys to values");
+	const data = parsed ?? {};
+	if (!isPlainObject(data)) return fail([], "the config must be a mapping of keys to values");
 
 	rejectUnknownKeys(data, defaultConfig(), [], fail);
 
@@ -197,25 +168,4 @@ function checkCrossReferences(config: Config, fail: (path: Path, detail: string)
 			);
 		}
 	});
-}
-
-/** 1-based line of the deepest node on `path` that exists in the document (1 if none). */
-function locate(root: Node | null | undefined, path: Path, lineAt: (offset: number) => number): number {
-	let node: unknown = root;
-	let line = root?.range ? lineAt(root.range[0]) : 1;
-	for (const seg of path) {
-		if (isMap(node)) {
-			const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === seg);
-			if (!pair) break;
-			const key = pair.key as Node | null;
-			if (key?.range) line = lineAt(key.range[0]);
-			node = pair.value;
-		} else if (isSeq(node) && typeof seg === "number") {
-			const item = node.items[seg] as Node | undefined;
-			if (!item?.range) break;
-			line = lineAt(item.range[0]);
-			node = item;
-		} else break;
-	}
-	return line;
 }

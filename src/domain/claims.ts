@@ -22,7 +22,8 @@ export function modesConflict(a: ClaimType, b: ClaimType): boolean {
 	return a === "exclusive" || b === "exclusive" || (a === "write" && b === "write");
 }
 
-const inside = (path: string, dir: string) => dir === "" || path === dir || path.startsWith(`${dir}/`);
+/** Whether `path` is `dir` or lies under it ("" is the root, which holds everything). */
+export const inside = (path: string, dir: string) => dir === "" || path === dir || path.startsWith(`${dir}/`);
 
 export function overlaps(a: Scope, b: Scope): boolean {
 	if (a.resource_id === b.resource_id) return true;

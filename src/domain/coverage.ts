@@ -1,23 +1,19 @@
 // Which resources a proposal affects, and whether claims and resources cover what its patch
 // changes (reference §7.2), without I/O.
-import { canonicalId, isPathType, parseCanonicalId, type Scope } from "./claims.ts";
+import { canonicalId, inside, isPathType, parseCanonicalId, type Scope } from "./claims.ts";
 import type { PatchFile } from "./patch.ts";
-
-const inside = (path: string, dir: string) => dir === "" || path === dir || path.startsWith(`${dir}/`);
 
 /** The scope a resource id names (lines unknown unless a stored resource gives them). */
 export function scopeOfId(id: string): Scope {
 	const named = parseCanonicalId(id);
-	return named
-		? {
-				resource_id: id,
-				resource_type: named.type,
-				path: named.path,
-				symbol: named.symbol,
-				start_line: null,
-				end_line: null,
-			}
-		: { resource_id: id, resource_type: "other", path: null, symbol: null, start_line: null, end_line: null };
+	return {
+		resource_id: id,
+		resource_type: named?.type ?? "other",
+		path: named?.path ?? null,
+		symbol: named?.symbol ?? null,
+		start_line: null,
+		end_line: null,
+	};
 }
 
 /**

@@ -8,6 +8,8 @@
 // credential by its shape alone. Messages name what was found and where, never the secret itself:
 // findings are stored and shown, and must not become the leak they report.
 
+import type { ReviewStatus } from "./statuses.ts";
+
 export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
@@ -24,8 +26,6 @@ export interface Finding {
 	line: number;
 	message: string;
 }
-
-export type Verdict = "approved" | "needs_changes" | "veto";
 
 /** What every rule sees besides the line: the configured commands, compiled once per scan. */
 interface ScanContext {
@@ -351,7 +351,7 @@ export function scanLines(lines: ScannedLine[], dangerousCommands: string[]): Fi
 }
 
 /** A critical finding vetoes; any other finding needs changes; none approves. */
-export function verdictOf(findings: Finding[]): Verdict {
+export function verdictOf(findings: Finding[]): ReviewStatus {
 	if (findings.some((f) => f.severity === "critical")) return "veto";
 	return findings.length > 0 ? "needs_changes" : "approved";
 }

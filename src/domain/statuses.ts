@@ -37,7 +37,6 @@ export const TEST_OUTCOMES = ["passed", "failed", "inconclusive"] as const;
 export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as const;
 /** A turn request's life: queued, scheduled by the Chair, started, then completed or expired. */
 export const TURN_STATUSES = ["requested", "scheduled", "started", "completed", "expired"] as const;
-export const OUTSTANDING_TURN_STATUSES = ["requested", "scheduled", "started"] as const;
 export const SESSION_STATUSES = ["active", "idle", "ended"] as const;
 export const MEMORY_STATUSES = ["active", "stale"] as const;
 

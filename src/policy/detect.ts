@@ -24,13 +24,13 @@ const MANIFESTS = new Set([
 const segments = (path: string) => path.replace(/^\.\//, "").split("/");
 const basename = (path: string) => segments(path).at(-1) ?? "";
 
-export const isDependencyManifest = (path: string) => {
+const isDependencyManifest = (path: string) => {
 	const name = basename(path);
 	return MANIFESTS.has(name) || /^requirements.*\.txt$/.test(name);
 };
 
 /** A file under a `migrations/` directory at any depth (not a file named `migrations.ts`). */
-export const isMigration = (path: string) => segments(path).slice(0, -1).includes("migrations");
+const isMigration = (path: string) => segments(path).slice(0, -1).includes("migrations");
 
 export const isHighRisk = (risk: EvaluationInput["risk"]) => risk === "high" || risk === "critical";
 

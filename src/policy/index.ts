@@ -4,20 +4,13 @@ import { join } from "node:path";
 import { detect, isHighRisk } from "./detect.ts";
 import { PolicyError } from "./errors.ts";
 import { uniqueRoles } from "./evaluate.ts";
-import { defaultPolicy, parsePolicyText } from "./parse.ts";
+import { defaultPolicy, POLICY_PATH, parsePolicy } from "./parse.ts";
 import type { EvaluationInput, Policy } from "./types.ts";
 
 export { dangerousCommands, highRiskPaths } from "./detect.ts";
 export { PolicyError } from "./errors.ts";
 export { evaluate } from "./evaluate.ts";
-export { defaultPolicy, PROFILE_NAMES } from "./parse.ts";
-
-export const POLICY_PATH = "POLICIES.ROUNDTABLE.md";
-
-/** Parses policy Markdown (fenced yaml blocks) merged over the defaults. Throws PolicyError. */
-export function parsePolicy(markdown: string, file = POLICY_PATH): Policy {
-	return parsePolicyText(markdown, file);
-}
+export { defaultPolicy, POLICY_PATH, PROFILE_NAMES, parsePolicy } from "./parse.ts";
 
 /** The project's policy: its POLICIES.ROUNDTABLE.md, or the defaults when there is none. */
 export function loadPolicy(root: string): Policy {
@@ -28,7 +21,7 @@ export function loadPolicy(root: string): Policy {
 		if ((err as NodeJS.ErrnoException).code === "ENOENT") return defaultPolicy();
 		throw new PolicyError(POLICY_PATH, 0, `cannot read: ${(err as Error).message}`);
 	}
-	return parsePolicy(text, POLICY_PATH);
+	return parsePolicy(text);
 }
 
 /** The roles that should review a proposal (reference §8.4), sorted. */

@@ -3,9 +3,9 @@
 // block changes only the fields it sets, and a list replaces the list it sets. Every error names
 // the Markdown file and line, like config errors do.
 import { lexer } from "marked";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import { DEFAULT_POLICY } from "../config/policy.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { dotted, isPlainObject, type KeyPath, readYaml } from "../domain/yaml-source.ts";
 import { PolicyError } from "./errors.ts";
 import type { Policy, Profile } from "./types.ts";
 
@@ -34,14 +34,7 @@ const SHAPE: Shape = {
 	architecture: { min_files: "positive", min_top_level_dirs: "positive" },
 };
 
-type Path = (string | number)[];
-type Fail = (path: Path, detail: string) => never;
-
-const dotted = (path: Path) =>
-	path.reduce<string>((s, seg) => (typeof seg === "number" ? `${s}[${seg}]` : s ? `${s}.${seg}` : seg), "");
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-	typeof v === "object" && v !== null && !Array.isArray(v);
+type Fail = (path: KeyPath, detail: string) => never;
 
 const describe = (v: unknown) =>
 	Array.isArray(v)
@@ -55,7 +48,7 @@ const describe = (v: unknown) =>
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
 
 /** Checks one leaf value; `fail`s with a message naming the key and what was there. */
-function checkLeaf(kind: Leaf, value: unknown, path: Path, fail: Fail): void {
+function checkLeaf(kind: Leaf, value: unknown, path: KeyPath, fail: Fail): void {
 	const key = `'${dotted(path)}'`;
 	const was = ` (was ${describe(value)})`;
 	switch (kind) {
@@ -80,7 +73,7 @@ function checkLeaf(kind: Leaf, value: unknown, path: Path, fail: Fail): void {
 	}
 }
 
-function check(value: unknown, shape: Shape, path: Path, fail: Fail): void {
+function check(value: unknown, shape: Shape, path: KeyPath, fail: Fail): void {
 	if (typeof shape === "string") {
 		checkLeaf(shape, value, path, fail);
 		return;
@@ -108,27 +101,6 @@ function check(value: unknown, shape: Shape, path: Path, fail: Fail): void {
 		}
 		check(child, childShape as Shape, here, fail);
 	}
-}
-
-/** 1-based line (within the yaml text) of the deepest node on `path` that exists. */
-function locate(root: Node | null | undefined, path: Path, lineAt: (offset: number) => number): number {
-	let node: unknown = root;
-	let line = root?.range ? lineAt(root.range[0]) : 1;
-	for (const seg of path) {
-		if (isMap(node)) {
-			const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === seg);
-			if (!pair) break;
-			const key = pair.key as Node | null;
-			if (key?.range) line = lineAt(key.range[0]);
-			node = pair.value;
-		} else if (isSeq(node) && typeof seg === "number") {
-			const item = node.items[seg] as Node | undefined;
-			if (!item?.range) break;
-			line = lineAt(item.range[0]);
-			node = item;
-		} else break;
-	}
-	return line;
 }
 
 interface Block {
@@ -172,33 +144,11 @@ function yamlBlocks(markdown: string, file: string): Block[] {
 
 /** One block's data, checked against the policy's shape. */
 function parseBlock(block: Block, file: string): unknown {
-	const lines = new LineCounter();
-	const doc = parseDocument(block.text, { lineCounter: lines, merge: true, prettyErrors: false });
-	const lineAt = (offset: number) => block.fence + lines.linePos(offset).line;
-	const firstError = doc.errors[0];
-	if (firstError) {
-		throw new PolicyError(
-			file,
-			lineAt(firstError.pos[0]),
-			`invalid YAML: ${firstError.message.split("\n")[0]}`,
-		);
-	}
-	visit(doc, {
-		Alias(_, alias) {
-			if (alias.resolve(doc) === undefined) {
-				const where = lineAt(alias.range?.[0] ?? 0);
-				throw new PolicyError(file, where, `invalid YAML: alias *${alias.source} names no anchor`);
-			}
-		},
-	});
-	const data = doc.toJS();
-	check(data, SHAPE, [], (path, detail) => {
-		throw new PolicyError(
-			file,
-			block.fence + locate(doc.contents, path, (o) => lines.linePos(o).line),
-			detail,
-		);
-	});
+	const fail = (line: number, detail: string): never => {
+		throw new PolicyError(file, line, detail);
+	};
+	const { data, lineOf } = readYaml(block.text, block.fence, fail);
+	check(data, SHAPE, [], (path, detail) => fail(lineOf(path), detail));
 	return data;
 }
 
@@ -238,7 +188,10 @@ export function defaultPolicy(): Policy {
 	return toPolicy(DEFAULT_POLICY);
 }
 
-export function parsePolicyText(markdown: string, file: string): Policy {
+export const POLICY_PATH = "POLICIES.ROUNDTABLE.md";
+
+/** Parses policy Markdown (fenced yaml blocks) merged over the defaults. Throws PolicyError. */
+export function parsePolicy(markdown: string, file = POLICY_PATH): Policy {
 	let tree: unknown = DEFAULT_POLICY;
 	for (const block of yamlBlocks(markdown, file)) tree = merge(tree, parseBlock(block, file));
 	return toPolicy(tree as Record<string, unknown>);

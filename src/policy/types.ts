@@ -1,4 +1,5 @@
 // The policy as the evaluator sees it, after POLICIES.ROUNDTABLE.md was merged over the defaults.
+import type { ReviewStatus, Risk, Vote } from "../domain/statuses.ts";
 
 export interface Profile {
 	/** Approving votes needed; undefined when the profile does not set a quorum. */
@@ -29,10 +30,10 @@ export interface PolicyOverrides {
 	architecture?: Partial<Policy["architecture"]>;
 }
 
-export type VoteValue = "approve" | "approve_with_notes" | "revise" | "reject" | "veto" | "abstain";
+export type VoteValue = Vote;
 
 export interface EvaluationInput {
-	risk: "low" | "normal" | "high" | "critical";
+	risk: Risk;
 	/** Repo-relative paths the patch touches. */
 	touched: string[];
 	/** Added lines of the patch (for dangerous commands). */
@@ -52,7 +53,7 @@ export interface EvaluationInput {
 	/** The latest decided human approval for the current revision, if any. */
 	human: { status: "approved" | "rejected"; override_policy: boolean } | null;
 	/** The latest security review for the current revision, if any. */
-	security: { status: "approved" | "needs_changes" | "veto" } | null;
+	security: { status: ReviewStatus } | null;
 }
 
 export interface Gate {

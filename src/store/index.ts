@@ -64,7 +64,7 @@ export interface Store {
 }
 
 /** How often waiters check whether another connection committed (PRAGMA data_version). */
-export const DATA_VERSION_POLL_MS = 20;
+const DATA_VERSION_POLL_MS = 20;
 
 class SqliteStore implements Store {
 	private tail: Promise<unknown> = Promise.resolve();

@@ -94,11 +94,9 @@ export const testRunQueries = (c: Conn) => ({
 
 	/** A `running` run started with this idempotency key, with the pid running it. */
 	async runningWithKey(key: string): Promise<{ id: string; runner_pid: number | null } | undefined> {
-		return (
-			c.get<{ id: string; runner_pid: number | null }>(
-				"SELECT id, runner_pid FROM test_runs WHERE idempotency_key = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1",
-				key,
-			) ?? undefined
+		return c.get<{ id: string; runner_pid: number | null }>(
+			"SELECT id, runner_pid FROM test_runs WHERE idempotency_key = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1",
+			key,
 		);
 	},
 

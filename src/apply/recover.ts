@@ -12,7 +12,7 @@ import type { Runtime } from "../runtime.ts";
 import { hasPendingJournal, type Journal, pendingJournals, settleJournal } from "./journal.ts";
 import { restore } from "./state.ts";
 
-export const REPO_LOCK_PATH = ".roundtable/repo.lock";
+const REPO_LOCK_PATH = ".roundtable/repo.lock";
 const LOCK_WAIT_MS = 60_000;
 
 async function lock(rt: Runtime, mode: LockMode): Promise<HeldLock> {

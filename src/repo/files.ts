@@ -1,13 +1,10 @@
 // The repository's files as git sees them: tracked and untracked-but-not-ignored. Inside a work tree
 // `git ls-files` answers (fast and exact); elsewhere a walk applies every .gitignore on the way.
 // .git/ and .roundtable/ never appear, and directory symlinks are never entered.
-import { type Dirent, readdirSync, readFileSync } from "node:fs";
+import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
-import type { RepoRel } from "./guard.ts";
-
-const HIDDEN = new Set([".git", ".roundtable"]);
-const visible = (rel: RepoRel) => !rel.split("/").some((s) => HIDDEN.has(s));
+import { isHidden, type RepoGuard, type RepoRel } from "./guard.ts";
 
 async function gitListing(root: string, under: RepoRel): Promise<RepoRel[] | undefined> {
 	let proc: ReturnType<typeof Bun.spawn>;
@@ -37,7 +34,7 @@ async function gitListing(root: string, under: RepoRel): Promise<RepoRel[] | und
 	const [out, code] = await Promise.all([new Response(proc.stdout as ReadableStream).text(), proc.exited]);
 	if (code !== 0) return undefined; // not a work tree
 	// A nested repository shows up as "dir/": skip it like any directory.
-	return out.split("\0").filter((p) => p !== "" && !p.endsWith("/") && visible(p));
+	return out.split("\0").filter((p) => p !== "" && !p.endsWith("/") && !isHidden(p));
 }
 
 interface Rules {
@@ -86,7 +83,7 @@ function walkListing(root: string, under: RepoRel): RepoRel[] {
 		}
 		for (const entry of entries) {
 			const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
-			if (HIDDEN.has(entry.name)) continue;
+			if (isHidden(entry.name)) continue;
 			const isDir = entry.isDirectory();
 			if (isIgnored(active, rel, isDir)) continue;
 			if (isDir) walk(rel, active);
@@ -101,6 +98,13 @@ function walkListing(root: string, under: RepoRel): RepoRel[] {
 export async function listFiles(root: string, under: RepoRel = ""): Promise<RepoRel[]> {
 	const files = (await gitListing(root, under)) ?? walkListing(root, under);
 	return files.sort();
+}
+
+/** The files a caller's `path` names: that file, the visible files under that directory, or (undefined) all. */
+export async function filesAt(guard: RepoGuard, path: string | undefined): Promise<RepoRel[]> {
+	if (path === undefined) return listFiles(guard.root);
+	const { abs, rel } = guard.resolve(path);
+	return statSync(abs).isDirectory() ? listFiles(guard.root, rel) : [rel];
 }
 
 /** Git's own test: a NUL byte in the first 8000 bytes makes a file binary. */

@@ -46,7 +46,8 @@ function toRel(root: string, abs: string): RepoRel | undefined {
 	return rel.split(sep).join("/");
 }
 
-const isHidden = (rel: RepoRel) => rel.split("/").some((segment) => HIDDEN.has(segment));
+/** Whether a repo-relative path is in .git/ or .roundtable/ (at any depth), which are never served. */
+export const isHidden = (rel: RepoRel) => rel.split("/").some((segment) => HIDDEN.has(segment));
 
 /** Where an open descriptor really points; undefined where the platform cannot say. */
 function descriptorPath(fd: number): string | undefined {

@@ -21,7 +21,7 @@ function fileBytes(guard: RepoGuard, rel: string): Buffer | undefined {
 }
 
 /** Lines start..end (1-based, inclusive) joined with "\n", or undefined when the file is missing. */
-export function symbolText(guard: RepoGuard, path: string, start: number, end: number): string | undefined {
+function symbolText(guard: RepoGuard, path: string, start: number, end: number): string | undefined {
 	const bytes = fileBytes(guard, path);
 	return bytes
 		?.toString("utf8")

@@ -1,13 +1,12 @@
 // repo.search: a literal or a regular expression over the visible files, one match per line.
-import { statSync } from "node:fs";
 import picomatch from "picomatch";
-import { ToolError } from "../errors.ts";
-import { listFiles } from "./files.ts";
+import { invalidArgument, ToolError } from "../errors.ts";
+import { filesAt } from "./files.ts";
 import type { RepoGuard, RepoRel } from "./guard.ts";
 import { readText } from "./read.ts";
 
 /** Files larger than this are skipped, like binary ones. */
-export const MAX_SEARCH_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_SEARCH_FILE_BYTES = 16 * 1024 * 1024;
 const YIELD_EVERY_MS = 20;
 /** A matching line longer than this is cut in the result (the match itself is still reported). */
 const MAX_LINE_CHARS = 1000;
@@ -37,13 +36,9 @@ function compile(o: SearchOptions): RegExp {
 	try {
 		return new RegExp(o.query, flags);
 	} catch (err) {
-		throw new ToolError(
-			"invalid_argument",
-			`argument 'query' is not a valid regular expression: ${(err as Error).message}`,
-			{
-				field: "query",
-			},
-		);
+		throw invalidArgument(`argument 'query' is not a valid regular expression: ${(err as Error).message}`, {
+			field: "query",
+		});
 	}
 }
 
@@ -80,12 +75,7 @@ export async function searchRepo(
 	o: SearchOptions,
 ): Promise<{ matches: Match[]; truncated: boolean; files_searched: number }> {
 	const pattern = compile(o);
-	let files: RepoRel[];
-	if (o.path === undefined) files = await listFiles(guard.root);
-	else {
-		const { abs, rel } = guard.resolve(o.path);
-		files = statSync(abs).isDirectory() ? await listFiles(guard.root, rel) : [rel];
-	}
+	const files = await filesAt(guard, o.path);
 	const wanted = o.globs.length > 0 ? picomatch(o.globs, { dot: true }) : undefined;
 	const matches: Match[] = [];
 	let searched = 0;

@@ -4,8 +4,8 @@
 // or "name version" when several versions are locked); the project's own entry is the local
 // package (no `source`) with its name.
 import { type Found, toml } from "./discover.ts";
-import { assemble } from "./graph.ts";
-import { type DepReader, isRecord, joinRel } from "./reader.ts";
+import { lockedProject } from "./graph.ts";
+import { type DepReader, isRecord, joinRel, stringList } from "./reader.ts";
 import type { Declared, Lock, LockPackage, ProjectContext, Scope } from "./types.ts";
 
 const SECTIONS: [string, Scope][] = [
@@ -75,7 +75,7 @@ function compatible(version: string, requirementText: string): boolean {
 	return want[1] !== "0" || want[2] === undefined || want[2] === have[2];
 }
 
-export function cargoLock(text: string, file: string, rootName: string | undefined): Lock {
+function cargoLock(text: string, file: string, rootName: string | undefined): Lock {
 	const doc = toml(text);
 	if (!Array.isArray(doc.package)) throw new Error("it has no [[package]] entries");
 	const entries = doc.package.filter(isRecord);
@@ -97,10 +97,9 @@ export function cargoLock(text: string, file: string, rootName: string | undefin
 	};
 	for (const e of entries) {
 		const pkg = packages.get(`${e.name} ${e.version}`) as LockPackage;
-		const refs = Array.isArray(e.dependencies)
-			? e.dependencies.filter((d): d is string => typeof d === "string")
-			: [];
-		pkg.deps = refs.map(refKey).filter((k): k is string => k !== undefined);
+		pkg.deps = stringList(e.dependencies)
+			.map(refKey)
+			.filter((k): k is string => k !== undefined);
 	}
 	const root = entries.find((e) => e.name === rootName && e.source === undefined);
 	const rootDeps = root ? (packages.get(`${root.name} ${root.version}`)?.deps ?? []) : [];
@@ -130,22 +129,12 @@ export function loadCargo(r: DepReader, f: Found): ProjectContext {
 			: { declared: [], keys: new Map() };
 	const pkg = isRecord(manifest?.package) ? manifest.package : undefined;
 	const name = typeof pkg?.name === "string" ? pkg.name : undefined;
-	const locks: Lock[] = [];
-	for (const file of f.lockfiles) {
-		const lock = r.parse(file, "Cargo.lock", (text) =>
-			cargoLock(text, file, f.manifest === null ? undefined : name),
-		);
-		if (lock) locks.push(lock);
-	}
 	const lib =
 		isRecord(manifest?.lib) && typeof manifest.lib.name === "string" ? manifest.lib.name : undefined;
 	return {
-		project: {
-			ecosystem: "cargo",
-			manifest: f.manifest,
-			lockfiles: locks.map((l) => l.file),
-			dependencies: assemble(declared, locks),
-		},
+		project: lockedProject("cargo", f, declared, (file) =>
+			r.parse(file, "Cargo.lock", (text) => cargoLock(text, file, f.manifest === null ? undefined : name)),
+		),
 		dir: f.dir,
 		own: [name, lib].filter((n): n is string => n !== undefined).map((n) => n.replaceAll("-", "_")),
 		keys,

@@ -5,7 +5,15 @@
 import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
 import type { RepoRel } from "../guard.ts";
-import { type DepReader, isRecord, joinRel, jsonObject, parentRel, relativeRel } from "./reader.ts";
+import {
+	type DepReader,
+	isRecord,
+	joinRel,
+	jsonObject,
+	parentRel,
+	relativeRel,
+	stringList,
+} from "./reader.ts";
 import type { Ecosystem } from "./types.ts";
 
 export interface Found {
@@ -20,7 +28,7 @@ export interface Found {
 	workspaceRoot?: RepoRel;
 }
 
-export const LOCKFILES: Record<Ecosystem, string[]> = {
+const LOCKFILES: Record<Ecosystem, string[]> = {
 	npm: ["package-lock.json", "npm-shrinkwrap.json", "bun.lock", "pnpm-lock.yaml", "yarn.lock"],
 	go: ["go.sum"],
 	cargo: ["Cargo.lock"],
@@ -98,9 +106,7 @@ function workspaceContains(r: DepReader, ecosystem: Ecosystem, root: RepoRel, me
 }
 
 function workspaceGlobs(r: DepReader, ecosystem: Ecosystem, root: RepoRel): string[] {
-	const strings = (v: unknown) =>
-		Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
-	const negate = (v: unknown) => strings(v).map((s) => `!${s}`);
+	const negate = (v: unknown) => stringList(v).map((s) => `!${s}`);
 	if (ecosystem === "npm") {
 		const pkg = r.parse(joinRel(root, "package.json"), "package.json", jsonObject);
 		const ws = pkg?.workspaces;
@@ -108,18 +114,18 @@ function workspaceGlobs(r: DepReader, ecosystem: Ecosystem, root: RepoRel): stri
 			? r.parse(joinRel(root, "pnpm-workspace.yaml"), "pnpm-workspace.yaml", (t) => parseYaml(t) as unknown)
 			: undefined;
 		return [
-			...strings(isRecord(ws) ? ws.packages : ws),
-			...strings(isRecord(pnpm) ? pnpm.packages : undefined),
+			...stringList(isRecord(ws) ? ws.packages : ws),
+			...stringList(isRecord(pnpm) ? pnpm.packages : undefined),
 		];
 	}
 	if (ecosystem === "cargo") {
 		const ws = r.parse(joinRel(root, "Cargo.toml"), "Cargo.toml", toml)?.workspace;
-		return isRecord(ws) ? [...strings(ws.members), ...negate(ws.exclude)] : [];
+		return isRecord(ws) ? [...stringList(ws.members), ...negate(ws.exclude)] : [];
 	}
 	if (ecosystem === "python") {
 		const tool = r.parse(joinRel(root, "pyproject.toml"), "pyproject.toml", toml)?.tool;
 		const ws = isRecord(tool) && isRecord(tool.uv) ? tool.uv.workspace : undefined;
-		return isRecord(ws) ? [...strings(ws.members), ...negate(ws.exclude)] : [];
+		return isRecord(ws) ? [...stringList(ws.members), ...negate(ws.exclude)] : [];
 	}
 	return []; // Go workspaces (go.work) are not read
 }

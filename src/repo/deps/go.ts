@@ -7,13 +7,13 @@ import { sortDependencies } from "./graph.ts";
 import type { DepReader } from "./reader.ts";
 import type { Dependency, ProjectContext, Source } from "./types.ts";
 
-export interface GoRequire {
+interface GoRequire {
 	path: string;
 	version: string;
 	indirect: boolean;
 }
 
-export interface GoMod {
+interface GoMod {
 	module: string;
 	requires: GoRequire[];
 	/** module path (or path@version) → replacement path and version ("" for a local folder). */
@@ -22,7 +22,7 @@ export interface GoMod {
 
 const unquote = (s: string) => (s.startsWith('"') || s.startsWith("`") ? s.slice(1, -1) : s);
 
-export function parseGoMod(text: string): GoMod {
+function parseGoMod(text: string): GoMod {
 	const mod: GoMod = { module: "", requires: [], replaces: new Map() };
 	let block: string | undefined;
 	text.split(/\r?\n/).forEach((raw, i) => {
@@ -72,7 +72,7 @@ export function parseGoMod(text: string): GoMod {
 }
 
 /** go.sum: "module version[/go.mod] hash" lines → the set of "module@version" it verifies. */
-export function parseGoSum(text: string): Set<string> {
+function parseGoSum(text: string): Set<string> {
 	const out = new Set<string>();
 	text.split(/\r?\n/).forEach((line, i) => {
 		if (line.trim() === "") return;

@@ -3,7 +3,9 @@
 // the packages reachable from them in each lockfile's graph (so a workspace member does not
 // inherit its siblings' dependencies). A lockfile that does not record the project at all (no
 // manifest, a virtual Cargo workspace) contributes everything it holds as transitive.
-import type { Declared, Dependency, Lock, Scope, Source } from "./types.ts";
+import type { RepoRel } from "../guard.ts";
+import type { Found } from "./discover.ts";
+import type { Declared, Dependency, Ecosystem, Lock, Project, Scope, Source } from "./types.ts";
 
 /** When one package is reached several ways, the most "runtime" scope wins. */
 const RANK: Record<Scope, number> = { runtime: 0, peer: 1, optional: 2, build: 3, dev: 4 };
@@ -13,7 +15,19 @@ function addSource(sources: Source[], s: Source) {
 	if (!sources.some((x) => x.file === s.file && x.kind === s.kind)) sources.push(s);
 }
 
-export function assemble(declared: Declared[], locks: Lock[]): Dependency[] {
+/** The project `f` found: what its manifest declares, resolved through those of its lockfiles that parse. */
+export function lockedProject(
+	ecosystem: Ecosystem,
+	f: Found,
+	declared: Declared[],
+	parseLock: (file: RepoRel) => Lock | undefined,
+): Project {
+	const locks = f.lockfiles.flatMap((file) => parseLock(file) ?? []);
+	const dependencies = assemble(declared, locks);
+	return { ecosystem, manifest: f.manifest, lockfiles: locks.map((l) => l.file), dependencies };
+}
+
+function assemble(declared: Declared[], locks: Lock[]): Dependency[] {
 	const direct = new Map<string, Dependency>(); // by name + scope: one entry per declaration
 	const roots = locks.map(() => new Map<string, Scope>()); // per lock: direct key → scope
 	for (const d of declared) {

@@ -3,6 +3,7 @@
 // resolved versions, and — for a source file — what each import maps to. Everything is read from
 // the repository through the guard; nothing is fetched.
 import { statSync } from "node:fs";
+import { DEPENDENCY_ECOSYSTEMS } from "../../registry/repo.ts";
 import type { RepoGuard, RepoRel } from "../guard.ts";
 import { loadCargo } from "./cargo.ts";
 import { discover, ecosystemOfFile, type Found } from "./discover.ts";
@@ -21,8 +22,6 @@ export interface DependencyContext {
 	warnings: string[];
 }
 
-const ECOSYSTEMS: Ecosystem[] = ["npm", "go", "cargo", "python"];
-
 const LOADERS: Record<Ecosystem, (r: DepReader, f: Found) => ProjectContext> = {
 	npm: loadNpm,
 	go: loadGo,
@@ -39,7 +38,7 @@ export async function dependencyContext(guard: RepoGuard, path: string): Promise
 	const r = new DepReader(guard, file ? rel : undefined);
 	const start: RepoRel = isDirectory ? rel : dirOf(rel);
 	const contexts: Partial<Record<Ecosystem, ProjectContext>> = {};
-	for (const ecosystem of file ? [file.ecosystem] : ECOSYSTEMS) {
+	for (const ecosystem of file ? [file.ecosystem] : DEPENDENCY_ECOSYSTEMS) {
 		let found = discover(r, ecosystem, start);
 		if (file?.kind === "lockfile" && !found?.lockfiles.includes(rel)) {
 			// A lockfile with no manifest of its own: reported alone, everything in it transitive.
@@ -59,7 +58,7 @@ export async function dependencyContext(guard: RepoGuard, path: string): Promise
 	return {
 		path, // as given, like repo.read_file; every path inside the result is repository-relative
 		target,
-		projects: ECOSYSTEMS.flatMap((e) => contexts[e]?.project ?? []),
+		projects: DEPENDENCY_ECOSYSTEMS.flatMap((e) => contexts[e]?.project ?? []),
 		imports: target === "source" ? sourceImports(r, rel, contexts) : [],
 		warnings: r.warnings,
 	};

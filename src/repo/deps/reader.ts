@@ -95,8 +95,7 @@ export const baseOf = (rel: RepoRel): string => basename(rel);
 
 /** `to` relative to `from` (both repo-relative directories), "" when equal. */
 export function relativeRel(from: RepoRel, to: RepoRel): string {
-	const r = posix.relative(from === "" ? "." : from, to === "" ? "." : to);
-	return r;
+	return posix.relative(from === "" ? "." : from, to === "" ? "." : to);
 }
 
 /** Resolves `rel` against a repo-relative directory; undefined when it climbs above the root. */
@@ -115,6 +114,10 @@ export function jsonObject(text: string): Record<string, unknown> {
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
 	typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The strings of an array field (other values are ignored). */
+export const stringList = (v: unknown): string[] =>
+	Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
 
 /** The string-valued entries of an object field (other values are ignored). */
 export function stringMap(v: unknown): [string, string][] {

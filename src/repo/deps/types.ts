@@ -1,8 +1,9 @@
 // The shapes shared by the manifest, lockfile and import readers of repo.dependency_context.
 // Output shapes mirror the declared schema in src/registry/repo.ts.
+import type { DEPENDENCY_ECOSYSTEMS } from "../../registry/repo.ts";
 import type { RepoRel } from "../guard.ts";
 
-export type Ecosystem = "npm" | "go" | "cargo" | "python";
+export type Ecosystem = (typeof DEPENDENCY_ECOSYSTEMS)[number];
 export type Scope = "runtime" | "dev" | "optional" | "peer" | "build";
 
 export interface Source {

@@ -1,16 +1,15 @@
 // repo.symbols: the declarations of a file or of every supported file under a directory, found by
 // tree-sitter (engine.ts, loaded on first use). Every read goes through the guard; a file with
 // syntax errors still gives the symbols that parsed, and the errors are listed beside them.
-import { statSync } from "node:fs";
 import { ToolError } from "../../errors.ts";
-import { listFiles } from "../files.ts";
+import { filesAt } from "../files.ts";
 import type { RepoGuard } from "../guard.ts";
 import { readText } from "../read.ts";
 import { languageOf, type SymbolLanguage } from "./languages.ts";
 
 export interface SymbolQuery {
 	path: string | undefined;
-	language: "typescript" | "tsx" | "javascript" | "python" | "go" | undefined;
+	language: SymbolLanguage | undefined;
 	kind: string | undefined;
 	name: string | undefined;
 	limit: number;
@@ -19,7 +18,7 @@ export interface SymbolQuery {
 
 export interface SymbolRecord {
 	path: string;
-	language: "typescript" | "tsx" | "javascript" | "python" | "go";
+	language: SymbolLanguage;
 	kind: string;
 	name: string;
 	start_line: number;
@@ -51,26 +50,19 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const bySpot = (a: SymbolRecord, b: SymbolRecord) =>
 	cmp(a.path, b.path) || a.start_line - b.start_line || cmp(a.name, b.name);
 
-/** The files to read: the one named, or the visible (not git-ignored) files under a directory. */
-async function targetFiles(guard: RepoGuard, path: string | undefined): Promise<string[]> {
-	if (path === undefined) return listFiles(guard.root, "");
-	const { abs, rel } = guard.resolve(path);
-	return statSync(abs).isDirectory() ? listFiles(guard.root, rel) : [rel];
-}
-
 export async function listSymbols(
 	guard: RepoGuard,
 	q: SymbolQuery,
 ): Promise<{ symbols: SymbolRecord[]; errors: SymbolError[]; truncated: boolean }> {
 	if (q.signal.aborted) throw cancelled();
-	const files = await targetFiles(guard, q.path);
+	const files = await filesAt(guard, q.path);
 	const needle = q.name?.toLowerCase();
 	const symbols: SymbolRecord[] = [];
 	const errors: SymbolError[] = [];
 	let lastYield = performance.now();
 	for (const rel of files) {
 		if (q.signal.aborted) throw cancelled();
-		const language: SymbolLanguage | undefined = languageOf(rel);
+		const language = languageOf(rel);
 		if (!language || (q.language !== undefined && language !== q.language)) continue;
 		const text = readText(guard, rel, MAX_FILE_BYTES); // undefined: binary, too large or unreadable
 		if (text === undefined) continue;

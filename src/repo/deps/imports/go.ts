@@ -1,23 +1,14 @@
 // Import paths of a Go file: `import "fmt"`, `import alias "x/y"` and `import ( … )` groups, which
 // Go allows only at the top, before the first declaration.
-import { blank, lineFinder, literalAt, quotedEnd, type RawImport } from "./mask.ts";
+import { blank, commentEnd, lineFinder, literalAt, quotedEnd, type RawImport } from "./mask.ts";
 
 function mask(text: string): string {
 	const units = text.split("");
 	let i = 0;
 	while (i < text.length) {
 		const c = text[i];
-		if (c === "/" && text[i + 1] === "/") {
-			const end = text.indexOf("\n", i);
-			const stop = end === -1 ? text.length : end;
-			blank(units, i, stop);
-			i = stop;
-		} else if (c === "/" && text[i + 1] === "*") {
-			const end = text.indexOf("*/", i + 2);
-			const stop = end === -1 ? text.length : end + 2;
-			blank(units, i, stop);
-			i = stop;
-		} else if (c === '"' || c === "`" || c === "'") {
+		if (c === "/" && (text[i + 1] === "/" || text[i + 1] === "*")) i = blank(units, i, commentEnd(text, i));
+		else if (c === '"' || c === "`" || c === "'") {
 			const end = c === "`" ? text.indexOf("`", i + 1) + 1 || text.length : quotedEnd(text, i, c);
 			blank(units, i + 1, end - 1);
 			i = end;

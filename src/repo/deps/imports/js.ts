@@ -1,6 +1,6 @@
 // Import specifiers of JavaScript and TypeScript: `import … from "x"`, `import "x"`,
 // `export … from "x"`, `import("x")` and `require("x")` with a literal argument.
-import { blank, lineFinder, literalAt, quotedEnd, type RawImport } from "./mask.ts";
+import { blank, commentEnd, lineFinder, literalAt, quotedEnd, type RawImport } from "./mask.ts";
 
 /** After these a `/` starts a regular expression literal rather than a division. */
 const BEFORE_REGEX =
@@ -34,16 +34,8 @@ function mask(text: string): string {
 	while (i < text.length) {
 		const c = text[i] as string;
 		const next = text[i + 1];
-		if (c === "/" && next === "/") {
-			const end = text.indexOf("\n", i);
-			const stop = end === -1 ? text.length : end;
-			blank(units, i, stop);
-			i = stop;
-		} else if (c === "/" && next === "*") {
-			const end = text.indexOf("*/", i + 2);
-			const stop = end === -1 ? text.length : end + 2;
-			blank(units, i, stop);
-			i = stop;
+		if (c === "/" && (next === "/" || next === "*")) {
+			i = blank(units, i, commentEnd(text, i));
 		} else if (c === '"' || c === "'") {
 			const end = quotedEnd(text, i, c);
 			blank(units, i + 1, end - 1);

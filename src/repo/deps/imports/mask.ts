@@ -24,9 +24,17 @@ export function lineFinder(text: string): (offset: number) => number {
 	};
 }
 
-/** Replaces text[from, to) with spaces, keeping newlines. */
-export function blank(chars: string[], from: number, to: number) {
+/** Replaces text[from, to) with spaces, keeping newlines; returns `to`. */
+export function blank(chars: string[], from: number, to: number): number {
 	for (let i = from; i < to; i++) if (chars[i] !== "\n" && chars[i] !== "\r") chars[i] = " ";
+	return to;
+}
+
+/** Where the comment starting at `start` ends: a `//` one at its newline, a block comment just past its close. */
+export function commentEnd(text: string, start: number): number {
+	const block = text[start + 1] === "*";
+	const end = text.indexOf(block ? "*/" : "\n", start + 2);
+	return end === -1 ? text.length : block ? end + 2 : end;
 }
 
 /** The literal whose opening quote is at `open` in the masked text: its original content. */

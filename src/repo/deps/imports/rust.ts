@@ -1,6 +1,6 @@
 // Crates a Rust file refers to by `use` (including grouped `use {a::x, b::y};` and `pub use`) and
 // `extern crate`. Also lists the modules it declares (`mod x;`), which `use x::…` may name.
-import { blank, lineFinder, quotedEnd, type RawImport } from "./mask.ts";
+import { blank, commentEnd, lineFinder, quotedEnd, type RawImport } from "./mask.ts";
 
 function mask(text: string): string {
 	const units = text.split("");
@@ -8,10 +8,7 @@ function mask(text: string): string {
 	while (i < text.length) {
 		const c = text[i] as string;
 		if (c === "/" && text[i + 1] === "/") {
-			const end = text.indexOf("\n", i);
-			const stop = end === -1 ? text.length : end;
-			blank(units, i, stop);
-			i = stop;
+			i = blank(units, i, commentEnd(text, i));
 		} else if (c === "/" && text[i + 1] === "*") {
 			// Rust block comments nest.
 			let depth = 1;

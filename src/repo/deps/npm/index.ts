@@ -1,7 +1,7 @@
 // The npm ecosystem (npm, Bun, pnpm, Yarn share package.json): declared dependencies per section,
 // resolved through whichever lockfiles sit beside it or at the workspace root.
 import type { Found } from "../discover.ts";
-import { assemble } from "../graph.ts";
+import { lockedProject } from "../graph.ts";
 import { baseOf, type DepReader, jsonObject, relativeRel, stringMap } from "../reader.ts";
 import type { Declared, Lock, ProjectContext, Scope } from "../types.ts";
 import { bunLock } from "./bun-lock.ts";
@@ -36,20 +36,13 @@ export function loadNpm(r: DepReader, f: Found): ProjectContext {
 	}
 	// The project as the lockfile sees it: its folder relative to the lockfile's ("" is the root).
 	const importer = f.manifest === null ? undefined : relativeRel(f.lockDir, f.dir);
-	const locks: Lock[] = [];
-	for (const file of f.lockfiles) {
+	const project = lockedProject("npm", f, declared, (file) => {
 		const name = baseOf(file);
 		const parser = PARSERS[name] as LockParser; // discover() only finds these names
-		const lock = r.parse(file, name, (text) => parser(text, file, importer));
-		if (lock) locks.push(lock);
-	}
+		return r.parse(file, name, (text) => parser(text, file, importer));
+	});
 	return {
-		project: {
-			ecosystem: "npm",
-			manifest: f.manifest,
-			lockfiles: locks.map((l) => l.file),
-			dependencies: assemble(declared, locks),
-		},
+		project,
 		dir: f.dir,
 		own: typeof pkg?.name === "string" ? [pkg.name] : [],
 	};

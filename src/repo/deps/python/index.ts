@@ -2,9 +2,9 @@
 // uv.lock or poetry.lock for resolved versions.
 import type { RepoRel } from "../../guard.ts";
 import { type Found, requirementsIn, toml } from "../discover.ts";
-import { assemble } from "../graph.ts";
+import { lockedProject } from "../graph.ts";
 import type { DepReader } from "../reader.ts";
-import type { Declared, Lock, ProjectContext } from "../types.ts";
+import type { Declared, ProjectContext } from "../types.ts";
 import { poetryLock, uvLock } from "./locks.ts";
 import { projectName, pyprojectDeps, requirementsDeps } from "./manifest.ts";
 
@@ -23,20 +23,12 @@ export function loadPython(r: DepReader, f: Found): ProjectContext {
 		const seen = new Set<RepoRel>();
 		for (const file of requirementsIn(r, f.dir)) declared.push(...requirementsDeps(r, file, seen));
 	}
-	const locks: Lock[] = [];
-	for (const file of f.lockfiles) {
-		const lock = file.endsWith("uv.lock")
-			? r.parse(file, "uv.lock", (t) => uvLock(t, file, f.manifest === null ? undefined : name))
-			: r.parse(file, "poetry.lock", (t) => poetryLock(t, file, f.manifest !== null));
-		if (lock) locks.push(lock);
-	}
 	return {
-		project: {
-			ecosystem: "python",
-			manifest: f.manifest,
-			lockfiles: locks.map((l) => l.file),
-			dependencies: assemble(declared, locks),
-		},
+		project: lockedProject("python", f, declared, (file) =>
+			file.endsWith("uv.lock")
+				? r.parse(file, "uv.lock", (t) => uvLock(t, file, f.manifest === null ? undefined : name))
+				: r.parse(file, "poetry.lock", (t) => poetryLock(t, file, f.manifest !== null)),
+		),
 		dir: f.dir,
 		own: name === undefined ? [] : [name],
 	};

@@ -10,35 +10,37 @@ import { normalize } from "./manifest.ts";
 
 type Ref = { name: string; version?: string; extra: string[] };
 
-function packagesOf(text: string): Record<string, unknown>[] {
+type Entry = Record<string, unknown>;
+
+/**
+ * The [[package]] entries under their keys ("name version", the name PEP 503-normalized), each
+ * package with no edges yet, and the keys of each name for references that name only the package.
+ */
+function readPackages(
+	text: string,
+	describe: (e: Entry, source: Entry) => Pick<LockPackage, "scope" | "local">,
+) {
 	const doc = toml(text);
 	if (!Array.isArray(doc.package)) throw new Error("it has no [[package]] entries");
-	const entries = doc.package.filter(isRecord);
-	for (const e of entries) if (typeof e.name !== "string") throw new Error("a [[package]] has no name");
-	return entries;
-}
-
-/** Keys by normalized name, for references that name only the package. */
-function indexByName(packages: Map<string, LockPackage>): Map<string, string[]> {
-	const out = new Map<string, string[]>();
-	for (const [key, pkg] of packages) out.set(pkg.name, [...(out.get(pkg.name) ?? []), key]);
-	return out;
+	const byKey = new Map<string, Entry>();
+	const packages = new Map<string, LockPackage>();
+	const byName = new Map<string, string[]>();
+	for (const e of doc.package.filter(isRecord)) {
+		if (typeof e.name !== "string") throw new Error("a [[package]] has no name");
+		const name = normalize(e.name);
+		const version = String(e.version ?? "");
+		const key = `${name} ${version}`;
+		if (!byKey.has(key)) byName.set(name, [...(byName.get(name) ?? []), key]);
+		byKey.set(key, e);
+		packages.set(key, { name, version, deps: [], ...describe(e, isRecord(e.source) ? e.source : {}) });
+	}
+	return { byKey, packages, byName };
 }
 
 export function uvLock(text: string, file: string, project: string | undefined): Lock {
-	const entries = packagesOf(text);
-	const packages = new Map<string, LockPackage>();
-	const keyOf = (e: Record<string, unknown>) => `${normalize(e.name as string)} ${String(e.version ?? "")}`;
-	for (const e of entries) {
-		const source = isRecord(e.source) ? e.source : {};
-		packages.set(keyOf(e), {
-			name: normalize(e.name as string),
-			version: String(e.version ?? ""),
-			deps: [],
-			local: ["editable", "virtual", "directory"].some((k) => k in source),
-		});
-	}
-	const byName = indexByName(packages);
+	const { byKey, packages, byName } = readPackages(text, (_, source) => ({
+		local: ["editable", "virtual", "directory"].some((k) => k in source),
+	}));
 	const refs = (v: unknown): Ref[] =>
 		(Array.isArray(v) ? v.filter(isRecord) : []).map((d) => ({
 			name: normalize(String(d.name)),
@@ -47,9 +49,8 @@ export function uvLock(text: string, file: string, project: string | undefined):
 		}));
 	const refKeys = (ref: Ref): string[] =>
 		ref.version !== undefined ? [`${ref.name} ${ref.version}`] : (byName.get(ref.name) ?? []);
-	const byKey = new Map(entries.map((e) => [keyOf(e), e]));
 	for (const [key, pkg] of packages) {
-		const e = byKey.get(key) as Record<string, unknown>;
+		const e = byKey.get(key) as Entry;
 		const targets = new Set<string>();
 		for (const ref of refs(e.dependencies)) {
 			for (const k of refKeys(ref)) {
@@ -64,8 +65,8 @@ export function uvLock(text: string, file: string, project: string | undefined):
 		}
 		pkg.deps = [...targets].filter((k) => packages.has(k));
 	}
-	const root =
-		project === undefined ? undefined : entries.find((e) => normalize(e.name as string) === project);
+	const rootKey = project === undefined ? undefined : byName.get(project)?.[0];
+	const root = rootKey === undefined ? undefined : byKey.get(rootKey);
 	const rootRefs = root
 		? [
 				...refs(root.dependencies),
@@ -88,7 +89,7 @@ export function uvLock(text: string, file: string, project: string | undefined):
 }
 
 /** Poetry's record of where a package belongs: `groups` (Poetry 2) or `category` (older). */
-function poetryScope(e: Record<string, unknown>): Scope | undefined {
+function poetryScope(e: Entry): Scope | undefined {
 	const groups = Array.isArray(e.groups)
 		? e.groups.map(String)
 		: typeof e.category === "string"
@@ -100,22 +101,12 @@ function poetryScope(e: Record<string, unknown>): Scope | undefined {
 }
 
 export function poetryLock(text: string, file: string, hasProject: boolean): Lock {
-	const entries = packagesOf(text);
-	const packages = new Map<string, LockPackage>();
-	const keyOf = (e: Record<string, unknown>) => `${normalize(e.name as string)} ${String(e.version ?? "")}`;
-	for (const e of entries) {
-		const source = isRecord(e.source) ? e.source : {};
-		packages.set(keyOf(e), {
-			name: normalize(e.name as string),
-			version: String(e.version ?? ""),
-			deps: [],
-			scope: poetryScope(e),
-			local: source.type === "directory" || source.type === "file",
-		});
-	}
-	const byName = indexByName(packages);
-	for (const e of entries) {
-		const pkg = packages.get(keyOf(e)) as LockPackage;
+	const { byKey, packages, byName } = readPackages(text, (e, source) => ({
+		scope: poetryScope(e),
+		local: source.type === "directory" || source.type === "file",
+	}));
+	for (const [key, e] of byKey) {
+		const pkg = packages.get(key) as LockPackage;
 		// Several locked versions of one name (split by markers) are all reachable.
 		pkg.deps = Object.keys(isRecord(e.dependencies) ? e.dependencies : {}).flatMap(
 			(n) => byName.get(normalize(n)) ?? [],

@@ -4,14 +4,14 @@
 // line, `-r other.txt` includes followed inside the repository; requirements-dev/test/lint files
 // are dev. Names are PEP 503-normalized so they compare with lockfiles and imports.
 import type { RepoRel } from "../../guard.ts";
-import { type DepReader, dirOf, isRecord, resolveRel } from "../reader.ts";
+import { type DepReader, dirOf, isRecord, resolveRel, stringList } from "../reader.ts";
 import type { Declared, Scope } from "../types.ts";
 
 /** PEP 503: lowercase, runs of -_. become one -. */
 export const normalize = (name: string) => name.toLowerCase().replace(/[-_.]+/g, "-");
 
 /** A PEP 508 requirement → its name and version specifier ("*" when any version will do). */
-export function parseRequirement(text: string): { name: string; declared: string } | undefined {
+function parseRequirement(text: string): { name: string; declared: string } | undefined {
 	const m = /^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*(.*)$/s.exec(text);
 	if (!m) return undefined;
 	const rest = (m[2] as string).trim();
@@ -21,8 +21,6 @@ export function parseRequirement(text: string): { name: string; declared: string
 	const spec = (rest.split(";")[0] as string).replace(/^\((.*)\)$/, "$1").replace(/\s+/g, "");
 	return { name: normalize(m[1] as string), declared: spec === "" ? "*" : spec };
 }
-
-const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : []);
 
 /** Poetry's way of stating a requirement: "^2.31", {version = "^2.31", optional = true}, {git = …}. */
 function poetryRequirement(v: unknown): string {
@@ -43,17 +41,17 @@ export function pyprojectDeps(doc: Record<string, unknown>, file: RepoRel): Decl
 		}
 	};
 	const project = isRecord(doc.project) ? doc.project : {};
-	add(strings(project.dependencies), "runtime");
+	add(stringList(project.dependencies), "runtime");
 	for (const reqs of Object.values(
 		isRecord(project["optional-dependencies"]) ? project["optional-dependencies"] : {},
 	)) {
-		add(strings(reqs), "optional");
+		add(stringList(reqs), "optional");
 	}
 	// {include-group = "…"} entries are skipped: the included group is listed on its own anyway.
 	for (const reqs of Object.values(isRecord(doc["dependency-groups"]) ? doc["dependency-groups"] : {}))
-		add(strings(reqs), "dev");
+		add(stringList(reqs), "dev");
 	const tool = isRecord(doc.tool) ? doc.tool : {};
-	if (isRecord(tool.uv)) add(strings(tool.uv["dev-dependencies"]), "dev");
+	if (isRecord(tool.uv)) add(stringList(tool.uv["dev-dependencies"]), "dev");
 	const poetry = isRecord(tool.poetry) ? tool.poetry : {};
 	const poetryTable = (table: unknown, scope: Scope) => {
 		for (const [name, v] of Object.entries(isRecord(table) ? table : {})) {
@@ -91,7 +89,7 @@ interface RequirementsFile {
 }
 
 /** One requirements file: requirements, and the files it includes with -r. */
-export function parseRequirementsFile(text: string): RequirementsFile {
+function parseRequirementsFile(text: string): RequirementsFile {
 	const out: RequirementsFile = { reqs: [], includes: [] };
 	const lines = text.replace(/\\\r?\n/g, " ").split(/\r?\n/);
 	lines.forEach((raw, i) => {

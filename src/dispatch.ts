@@ -116,9 +116,9 @@ export function route(name: ToolName): Handler {
 			return readsRepo(prepared(resources.prepareRenew, resources.renew));
 
 		case "proposal.create":
-			return readsRepo(prepared(proposals.prepareCreate, proposals.create));
+			return readsRepo(prepared(proposals.preparePatch, proposals.create));
 		case "proposal.attach_patch":
-			return readsRepo(prepared(proposals.prepareAttach, proposals.attachPatch));
+			return readsRepo(prepared(proposals.preparePatch, proposals.attachPatch));
 		case "proposal.get":
 			return direct(proposals.get);
 		case "proposal.list":
@@ -260,38 +260,29 @@ async function runDirectMutation(
 ) {
 	const keyed = keyOf(args);
 	const slot = keyed.key === undefined ? undefined : `${tool.name}\0${keyed.key}`;
-	if (slot !== undefined && running.has(slot)) {
-		throw conflict(`a ${tool.name} call with idempotency key '${keyed.key}' is still running`, {
-			idempotency_key: keyed.key,
-		});
+	if (slot !== undefined) {
+		if (running.has(slot)) {
+			throw conflict(`a ${tool.name} call with idempotency key '${keyed.key}' is still running`, {
+				idempotency_key: keyed.key,
+			});
+		}
+		running.add(slot);
 	}
-	if (slot !== undefined) running.add(slot);
 	try {
-		return await runKeyed(rt, tool, run, args, ctx, keyed);
+		return await run(args, {
+			rt,
+			ctx,
+			now: nowIso(),
+			// Inside the handler's own transaction when it passes one, so the check and its write are atomic.
+			replay: (tx) =>
+				tx
+					? replay(tx, tool, keyed, nowIso())
+					: rt.store.withTransaction("read", (t) => replay(t, tool, keyed, nowIso())),
+			remember: (tx, result) => store(rt, tx, tool, keyed, result, nowIso()),
+		});
 	} finally {
 		if (slot !== undefined) running.delete(slot);
 	}
-}
-
-function runKeyed(
-	rt: Runtime,
-	tool: Tool,
-	run: DirectHandler,
-	args: Record<string, unknown>,
-	ctx: CallContext,
-	keyed: Keyed,
-) {
-	return run(args, {
-		rt,
-		ctx,
-		now: nowIso(),
-		// Inside the handler's own transaction when it passes one, so the check and its write are atomic.
-		replay: (tx) =>
-			tx
-				? replay(tx, tool, keyed, nowIso())
-				: rt.store.withTransaction("read", (t) => replay(t, tool, keyed, nowIso())),
-		remember: (tx, result) => store(rt, tx, tool, keyed, result, nowIso()),
-	});
 }
 
 async function runInTransaction(

@@ -16,7 +16,7 @@ const proposalOutput = type({ proposal: proposalRecord, proposal_resources: "str
 const gate = type({ gate: "string", ok: "boolean", reason: "string" });
 
 /** What the policy engine says of a proposal (src/policy/types.ts Evaluation). */
-export const evaluationRecord = type({
+const evaluationRecord = type({
 	profiles: "string[]",
 	high_risk_paths: "string[]",
 	dangerous_commands: "string[]",

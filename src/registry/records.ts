@@ -293,9 +293,6 @@ export const transactionRecord = type({
 	updated_at: timestamp,
 });
 
-/** A record whose family has not been built yet: its issue gives it a real schema. */
-export const pendingRecord = type("Record<string, unknown>");
-
 export type RunRecord = typeof runRecord.infer;
 export type AgentRecord = typeof agentRecord.infer;
 export type EventRecord = typeof eventRecord.infer;

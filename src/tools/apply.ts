@@ -10,7 +10,7 @@ import { withRepository } from "../apply/recover.ts";
 import { capture, currentState, JOURNAL_DIR, restore, sameState } from "../apply/state.ts";
 import { actorId } from "../context.ts";
 import type { Env } from "../dispatch.ts";
-import { overlaps, type Scope } from "../domain/claims.ts";
+import { overlaps } from "../domain/claims.ts";
 import { mintId } from "../domain/ids.ts";
 import { touchedPaths } from "../domain/patch.ts";
 import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
@@ -20,20 +20,23 @@ import type { TransactionRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
-import { requireRun } from "./common.ts";
-import { checkProposal, gatherEvidence, policyOf } from "./validate.ts";
+import { newRecordId, requireRun } from "./common.ts";
+import { mustBeOpen, OPEN } from "./proposals.ts";
+import { releaseClaim } from "./resources.ts";
+import { checkProposal, type Evidence, gatherEvidence, gitApply, policyOf } from "./validate.ts";
 
 /** Test-only: `ROUNDTABLE_TEST_CRASH_AT=<step>` kills this process at that step (see the apply tests). */
 function crashPoint(step: string): void {
 	if (process.env.ROUNDTABLE_TEST_CRASH_AT === step) process.kill(process.pid, "SIGKILL");
 }
 
-interface Change {
-	entries: JournalEntry[];
-}
-
 /** Before and after states of every touched path: the patch applied to a scratch copy of them. */
-async function workOut(root: string, patchFile: string, strip: number, paths: string[]): Promise<Change> {
+async function workOut(
+	root: string,
+	patchFile: string,
+	strip: number,
+	paths: string[],
+): Promise<JournalEntry[]> {
 	const guard = new RepoGuard(root);
 	mkdirSync(join(root, JOURNAL_DIR), { recursive: true, mode: 0o700 });
 	const scratch = mkdtempSync(join(root, JOURNAL_DIR, "scratch-"));
@@ -54,36 +57,24 @@ async function workOut(root: string, patchFile: string, strip: number, paths: st
 			}
 			entries.push({ path, before, after: null });
 		}
-		// GIT_CEILING_DIRECTORIES: git must not find the repository above the scratch copy.
-		const proc = Bun.spawn(["git", "apply", "--recount", `-p${strip}`, patchFile], {
-			cwd: scratch,
-			stdin: "ignore",
-			stdout: "ignore",
-			stderr: "pipe",
-			env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(scratch) },
-		});
-		const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-		if (code !== 0) {
-			throw failedPrecondition(
-				`the patch no longer applies: ${stderr.trim().split("\n").slice(0, 3).join("; ")}`,
-			);
-		}
+		const failure = await gitApply(scratch, patchFile, strip, false);
+		if (failure !== undefined) throw failedPrecondition(`the patch no longer applies: ${failure}`);
 		for (const e of entries) e.after = capture(root, scratch, e.path);
-		return { entries };
+		return entries;
 	} finally {
 		rmSync(scratch, { recursive: true, force: true });
 	}
 }
 
-function writeAfter(root: string, change: Change): void {
-	change.entries.forEach((e, k) => {
+function writeAfter(root: string, entries: JournalEntry[]): void {
+	entries.forEach((e, k) => {
 		restore(root, e.path, e.after);
 		crashPoint(`after_file:${k + 1}`);
 	});
 }
 
-function undoWrites(root: string, change: Change): void {
-	for (const e of [...change.entries].reverse()) restore(root, e.path, e.before);
+function undoWrites(root: string, entries: JournalEntry[]): void {
+	for (const e of [...entries].reverse()) restore(root, e.path, e.before);
 }
 
 /**
@@ -93,7 +84,7 @@ function undoWrites(root: string, change: Change): void {
 async function transact<T>(
 	rt: Runtime,
 	tx: { id: string; kind: "apply" | "rollback"; proposal_id: string },
-	change: Change,
+	entries: JournalEntry[],
 	commit: () => Promise<T>,
 ): Promise<T> {
 	crashPoint("before_journal");
@@ -102,17 +93,17 @@ async function transact<T>(
 		transaction_id: tx.id,
 		kind: tx.kind,
 		proposal_id: tx.proposal_id,
-		entries: change.entries,
+		entries,
 		created_at: new Date().toISOString(),
 	});
 	crashPoint("after_journal");
 	let result: T;
 	try {
-		writeAfter(rt.root, change);
+		writeAfter(rt.root, entries);
 		crashPoint("after_files");
 		result = await commit();
 	} catch (err) {
-		undoWrites(rt.root, change);
+		undoWrites(rt.root, entries);
 		settleJournal(rt.root, tx.id);
 		throw err;
 	}
@@ -121,52 +112,13 @@ async function transact<T>(
 	return result;
 }
 
-async function releaseCovering(
-	tx: Tx,
-	env: Env,
-	proposal: { id: string; agent_id: string },
-	transactionId: string,
-	now: string,
-) {
-	const affected = await tx.proposals.resources(proposal.id);
-	const scopes: Scope[] = [];
-	for (const id of affected) {
-		const r = await tx.resources.get(id);
-		if (r)
-			scopes.push({
-				resource_id: r.id,
-				resource_type: r.type,
-				path: r.path,
-				symbol: r.symbol,
-				start_line: r.start_line,
-				end_line: r.end_line,
-			});
-	}
-	const live = await tx.claims.list(
-		{ agent_id: proposal.agent_id, status: "active" },
-		undefined,
-		10_000,
-		now,
-	);
+/** Releases the author's live claims that overlap the applied proposal's resources. */
+async function releaseCovering(tx: Tx, env: Env, e: Evidence, transactionId: string, now: string) {
+	const release = { actor: actorId(env.ctx), reason: `applied in ${transactionId}`, forced: false };
 	const released: string[] = [];
-	for (const c of live.filter((c) => scopes.some((s) => overlaps(c, s)))) {
-		await tx.claims.setStatus(c.id, "released", `applied in ${transactionId}`, now);
-		await tx.events.append(
-			{
-				type: "claim.released",
-				actor_id: actorId(env.ctx),
-				run_id: c.run_id,
-				task_id: c.task_id,
-				payload: {
-					claim_id: c.id,
-					resource_id: c.resource_id,
-					agent_id: c.agent_id,
-					reason: `applied in ${transactionId}`,
-					forced: false,
-				},
-			},
-			now,
-		);
+	for (const c of await tx.claims.activeOf(e.proposal.agent_id, now)) {
+		if (!e.scopes.some((s) => overlaps(c, s))) continue;
+		await releaseClaim(tx, c, release, now);
 		released.push(c.id);
 	}
 	return released;
@@ -177,25 +129,17 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 	return withRepository(rt, "exclusive", async () => {
 		const earlier = await env.replay?.();
 		if (earlier) return earlier;
-		const e = await rt.store.withTransaction("read", async (tx) => {
-			if (a.transaction_id !== undefined && (await tx.transactions.get(a.transaction_id))) {
-				throw new ToolError("already_exists", `transaction ${a.transaction_id} already exists`, {
-					transaction_id: a.transaction_id,
-				});
-			}
+		const { id, e } = await rt.store.withTransaction("read", async (tx) => {
+			const id = await newRecordId(
+				"transaction",
+				{ field: "transaction_id", value: a.transaction_id, label: "transaction" },
+				(t) => tx.transactions.get(t),
+			);
 			if (a.run_id !== undefined) await requireRun(tx, a.run_id);
-			return gatherEvidence(tx, a.proposal_id, new Date().toISOString());
+			return { id, e: await gatherEvidence(tx, a.proposal_id, new Date().toISOString()) };
 		});
 		const p = e.proposal;
-		if (p.status !== "pending" && p.status !== "in_review") {
-			throw failedPrecondition(
-				`proposal ${p.id} is ${p.status}: only a pending or in-review proposal can be applied`,
-				{
-					proposal_id: p.id,
-					status: p.status,
-				},
-			);
-		}
+		mustBeOpen(p, "applied");
 		const report = await checkProposal(rt.root, e, policyOf(rt));
 		const failing = report.gates.filter((g) => !g.ok);
 		if (failing.length > 0 || !report.parsed) {
@@ -207,21 +151,17 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 				},
 			);
 		}
-		const change = await workOut(
+		const entries = await workOut(
 			rt.root,
 			patchPath(rt.root, e.patch.sha256),
 			report.parsed.strip,
 			touchedPaths(report.parsed),
 		);
-		const id = a.transaction_id ?? mintId("transaction");
-		return transact(rt, { id, kind: "apply", proposal_id: p.id }, change, () =>
+		return transact(rt, { id, kind: "apply", proposal_id: p.id }, entries, () =>
 			rt.store.withTransaction("write", async (tx) => {
 				const now = new Date().toISOString();
 				const fresh = await tx.proposals.get(p.id);
-				if (
-					fresh?.patch_revision !== p.patch_revision ||
-					(fresh.status !== "pending" && fresh.status !== "in_review")
-				) {
+				if (fresh?.patch_revision !== p.patch_revision || !OPEN.includes(fresh.status)) {
 					throw conflict(`proposal ${p.id} changed while it was being applied; nothing was applied`, {
 						proposal_id: p.id,
 					});
@@ -238,12 +178,12 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 						applied_by: a.applied_by ?? actorId(env.ctx),
 						applied_at: now,
 						reason_md: null,
-						files: change.entries,
+						files: entries,
 					},
 					now,
 				);
 				const proposal = await tx.proposals.setStatus(p.id, "accepted", `applied in ${id}`, now);
-				const released = await releaseCovering(tx, env, p, id, now);
+				const released = await releaseCovering(tx, env, e, id, now);
 				await tx.events.append(
 					{
 						type: "patch.applied",
@@ -254,7 +194,7 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 							transaction_id: id,
 							proposal_id: p.id,
 							patch_revision: p.patch_revision,
-							files: change.entries.map((f) => f.path),
+							files: entries.map((f) => f.path),
 							released_claims: released,
 						},
 					},
@@ -332,9 +272,8 @@ export function rollback(a: Args<"patch.rollback">, env: Env) {
 			before: capture(rt.root, rt.root, f.path),
 			after: f.before,
 		}));
-		const change = { entries };
 		const id = mintId("transaction");
-		return transact(rt, { id, kind: "rollback", proposal_id: t.proposal_id }, change, () =>
+		return transact(rt, { id, kind: "rollback", proposal_id: t.proposal_id }, entries, () =>
 			rt.store.withTransaction("write", async (tx) => {
 				const now = new Date().toISOString();
 				const still = await requireTransaction(tx, t.id);

@@ -1,9 +1,16 @@
 // Lookups and checks several families share: existence with a did-you-mean, and revisions.
 
+import type { Scope } from "../domain/claims.ts";
 import { type IdKind, mintId } from "../domain/ids.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
-import type { ProposalRecord, RunRecord, TaskRecord } from "../registry/records.ts";
+import type {
+	ClaimRecord,
+	ProposalRecord,
+	ResourceRecord,
+	RunRecord,
+	TaskRecord,
+} from "../registry/records.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -49,6 +56,23 @@ export async function requireProposal(tx: Tx, id: string): Promise<ProposalRecor
 	const proposal = await tx.proposals.get(id);
 	if (!proposal) throw notFound(`proposal ${id} not found`, { proposal_id: id });
 	return proposal;
+}
+
+/** A stored resource as a scope (with its symbol lines). */
+export const scopeOfResource = (r: ResourceRecord): Scope => ({
+	resource_id: r.id,
+	resource_type: r.type,
+	path: r.path,
+	symbol: r.symbol,
+	start_line: r.start_line,
+	end_line: r.end_line,
+});
+
+/** The agent's live write and exclusive claims: the ones that may cover a proposal's resources. */
+export async function writeClaimsOf(tx: Tx, agentId: string, now: string): Promise<ClaimRecord[]> {
+	return (await tx.claims.activeOf(agentId, now)).filter(
+		(c) => c.claim_type === "write" || c.claim_type === "exclusive",
+	);
 }
 
 /**

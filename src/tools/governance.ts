@@ -8,7 +8,7 @@ import type { Env } from "../dispatch.ts";
 import { parseCanonicalId } from "../domain/claims.ts";
 import { parsePatch } from "../domain/patch.ts";
 import { type Finding, type ScannedLine, scanLines, verdictOf } from "../domain/security-scan.ts";
-import { conflict, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { readPatch } from "../patches.ts";
 import type { Args } from "../registry/index.ts";
 import type { ApprovalRecord } from "../registry/records.ts";
@@ -18,7 +18,7 @@ import { readText } from "../repo/read.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import { newRecordId, requireProposal, requireTask } from "./common.ts";
-import { policyOf } from "./validate.ts";
+import { addedLines, policyOf } from "./validate.ts";
 
 async function requireApproval(tx: Tx, id: string): Promise<ApprovalRecord> {
 	const approval = await tx.approvals.get(id);
@@ -187,28 +187,17 @@ export async function prepareReview(a: Args<"security.review">, env: Env): Promi
 	if (a.proposal_id === undefined && a.resource_id === undefined) {
 		throw invalidArgument("security.review needs proposal_id or resource_id", { field: "proposal_id" });
 	}
-	if (a.status !== undefined) {
-		const p =
-			a.proposal_id === undefined
-				? undefined
-				: await env.rt.store.withTransaction("read", (tx) => requireProposal(tx, a.proposal_id as string));
-		return { findings: [], patch_revision: p?.patch_revision ?? null };
-	}
+	const p =
+		a.proposal_id === undefined
+			? undefined
+			: await env.rt.store.withTransaction("read", (tx) => requireProposal(tx, a.proposal_id as string));
+	if (a.status !== undefined) return { findings: [], patch_revision: p?.patch_revision ?? null };
 	const root = env.rt.root;
-	if (a.proposal_id !== undefined) {
-		const p = await env.rt.store.withTransaction("read", (tx) =>
-			requireProposal(tx, a.proposal_id as string),
-		);
+	if (p) {
 		const text = readPatch(root, p.patch_sha256);
 		if (text === undefined)
-			throw new ToolError("failed_precondition", `the stored patch of ${p.id} is missing`, {
-				proposal_id: p.id,
-			});
-		const added = parsePatch(text).files.flatMap((f) =>
-			f.new_path === null
-				? []
-				: f.added.map((l) => ({ path: f.new_path as string, line: l.line, text: l.text })),
-		);
+			throw failedPrecondition(`the stored patch of ${p.id} is missing`, { proposal_id: p.id });
+		const added = addedLines(parsePatch(text));
 		return { findings: scanLines(added, dangerousCommands(env.rt)), patch_revision: p.patch_revision };
 	}
 	const resourceId = a.resource_id as string;

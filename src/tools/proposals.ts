@@ -25,12 +25,14 @@ import {
 	requireProposal,
 	requireRun,
 	requireTask,
+	scopeOfResource,
+	writeClaimsOf,
 } from "./common.ts";
 import { evaluationInput, gatherEvidence, policyOf } from "./validate.ts";
 
-const OPEN: readonly ProposalStatus[] = ["pending", "in_review"];
+export const OPEN: readonly ProposalStatus[] = ["pending", "in_review"];
 
-function mustBeOpen(p: ProposalRecord, action: string): void {
+export function mustBeOpen(p: ProposalRecord, action: string): void {
 	if (!OPEN.includes(p.status)) {
 		throw failedPrecondition(
 			`proposal ${p.id} is ${p.status}; only a pending or in-review proposal can be ${action}`,
@@ -59,10 +61,12 @@ interface PreparedPatch {
 	files: string[];
 }
 
-function preparePatch(root: string, text: string): PreparedPatch {
+/** The prepare phase of proposal.create and proposal.attach_patch. */
+export async function preparePatch(a: { patch: string }, env: Env): Promise<PreparedPatch> {
+	const root = env.rt.root;
 	let parsed: ParsedPatch;
 	try {
-		parsed = parsePatch(text);
+		parsed = parsePatch(a.patch);
 	} catch (err) {
 		if (err instanceof PatchError) throw invalidArgument(err.message, { field: "patch", line: err.line });
 		throw err;
@@ -77,7 +81,7 @@ function preparePatch(root: string, text: string): PreparedPatch {
 			});
 		}
 	}
-	return { ...storePatch(root, text), strip: parsed.strip, files };
+	return { ...storePatch(root, a.patch), strip: parsed.strip, files };
 }
 
 /**
@@ -96,14 +100,7 @@ async function affectedResources(
 	for (const id of ids) {
 		const row = await tx.resources.get(id);
 		if (row) {
-			scopes.push({
-				resource_id: id,
-				resource_type: row.type,
-				path: row.path,
-				symbol: row.symbol,
-				start_line: row.start_line,
-				end_line: row.end_line,
-			});
+			scopes.push(scopeOfResource(row));
 			continue;
 		}
 		const named = parseCanonicalId(id);
@@ -131,10 +128,7 @@ async function affectedResources(
 		);
 		scopes.push(scopeOfId(id));
 	}
-	const claims = (
-		await tx.claims.list({ agent_id: author, status: "active" }, undefined, 10_000, now)
-	).filter((c) => c.claim_type === "write" || c.claim_type === "exclusive");
-	const missing = uncovered(scopes, claims);
+	const missing = uncovered(scopes, await writeClaimsOf(tx, author, now));
 	if (missing.length > 0) {
 		throw failedPrecondition(
 			`unclaimed affected resource: ${missing[0]} (claim it with resource.claim, write or exclusive)`,
@@ -145,10 +139,6 @@ async function affectedResources(
 		);
 	}
 	return ids;
-}
-
-export async function prepareCreate(a: Args<"proposal.create">, env: Env): Promise<PreparedPatch> {
-	return preparePatch(env.rt.root, a.patch);
 }
 
 export async function create(tx: Tx, a: Args<"proposal.create">, env: Env, patch: PreparedPatch) {
@@ -197,10 +187,6 @@ export async function create(tx: Tx, a: Args<"proposal.create">, env: Env, patch
 		now,
 	);
 	return { proposal, proposal_resources: resources };
-}
-
-export async function prepareAttach(a: Args<"proposal.attach_patch">, env: Env): Promise<PreparedPatch> {
-	return preparePatch(env.rt.root, a.patch);
 }
 
 export async function attachPatch(tx: Tx, a: Args<"proposal.attach_patch">, env: Env, patch: PreparedPatch) {

@@ -50,6 +50,46 @@ function mustMove(claim: ClaimRecord, to: ClaimStatus): void {
 	}
 }
 
+/** Appends an event about a claim: its ids, then what this event adds. */
+function claimEvent(
+	tx: Tx,
+	type: string,
+	actor: string,
+	c: ClaimRecord,
+	extra: Record<string, unknown>,
+	now: string,
+) {
+	return tx.events.append(
+		{
+			type,
+			actor_id: actor,
+			run_id: c.run_id,
+			task_id: c.task_id,
+			payload: { claim_id: c.id, resource_id: c.resource_id, agent_id: c.agent_id, ...extra },
+		},
+		now,
+	);
+}
+
+/** Releases a live claim, with its claim.released event. */
+export async function releaseClaim(
+	tx: Tx,
+	c: ClaimRecord,
+	release: { actor: string; reason: string | null; forced: boolean },
+	now: string,
+): Promise<ClaimRecord> {
+	const released = await tx.claims.setStatus(c.id, "released", release.reason, now);
+	await claimEvent(
+		tx,
+		"claim.released",
+		release.actor,
+		c,
+		{ reason: release.reason, forced: release.forced },
+		now,
+	);
+	return released;
+}
+
 /** What a claim argument set points at, checked against the repository. */
 async function scopeOf(
 	guard: RepoGuard,
@@ -310,21 +350,12 @@ export async function claimStatus(tx: Tx, a: Args<"resource.claim_status">, env:
 		const reason = `stale base hash: claimed ${s.base_hash} current ${s.current_hash}`;
 		await tx.claims.setStatus(c.id, "suspended", reason, now);
 		await tx.resources.setHash(s.resource_id, s.current_hash, now);
-		await tx.events.append(
-			{
-				type: "claim.suspended",
-				actor_id: "system",
-				run_id: c.run_id,
-				task_id: c.task_id,
-				payload: {
-					claim_id: c.id,
-					resource_id: c.resource_id,
-					agent_id: c.agent_id,
-					reason,
-					base_hash: s.base_hash,
-					current_hash: s.current_hash,
-				},
-			},
+		await claimEvent(
+			tx,
+			"claim.suspended",
+			"system",
+			c,
+			{ reason, base_hash: s.base_hash, current_hash: s.current_hash },
 			now,
 		);
 		suspended.push(c.id);
@@ -376,24 +407,12 @@ export async function release(tx: Tx, a: Args<"resource.release">, env: Env) {
 		}
 	}
 	mustMove(c, "released");
-	const released = await tx.claims.setStatus(c.id, "released", a.reason ?? null, env.now);
-	await tx.events.append(
-		{
-			type: "claim.released",
-			actor_id: a.force ? "operator" : c.agent_id,
-			run_id: c.run_id,
-			task_id: c.task_id,
-			payload: {
-				claim_id: c.id,
-				resource_id: c.resource_id,
-				agent_id: c.agent_id,
-				reason: a.reason ?? null,
-				forced: a.force ?? false,
-			},
-		},
-		env.now,
-	);
-	return { claim: released };
+	const release = {
+		actor: a.force ? "operator" : c.agent_id,
+		reason: a.reason ?? null,
+		forced: a.force ?? false,
+	};
+	return { claim: await releaseClaim(tx, c, release, env.now) };
 }
 
 export async function search(tx: Tx, a: Args<"resource.search">) {
@@ -461,16 +480,7 @@ export function revokeClaim(rt: Runtime, claimId: string, reason: string): Promi
 		const c = await requireClaim(tx, claimId, now);
 		mustMove(c, "revoked");
 		const revoked = await tx.claims.setStatus(c.id, "revoked", reason, now);
-		await tx.events.append(
-			{
-				type: "claim.revoked",
-				actor_id: "operator",
-				run_id: c.run_id,
-				task_id: c.task_id,
-				payload: { claim_id: c.id, resource_id: c.resource_id, agent_id: c.agent_id, reason },
-			},
-			now,
-		);
+		await claimEvent(tx, "claim.revoked", "operator", c, { reason }, now);
 		return revoked;
 	});
 }
@@ -481,21 +491,7 @@ export function expireDueClaims(store: Store, at = nowIso()): Promise<ClaimRecor
 		const expired: ClaimRecord[] = [];
 		for (const c of await tx.claims.due(at)) {
 			expired.push(await tx.claims.setStatus(c.id, "expired", "ttl elapsed", at));
-			await tx.events.append(
-				{
-					type: "claim.expired",
-					actor_id: "system",
-					run_id: c.run_id,
-					task_id: c.task_id,
-					payload: {
-						claim_id: c.id,
-						resource_id: c.resource_id,
-						agent_id: c.agent_id,
-						expires_at: c.expires_at,
-					},
-				},
-				at,
-			);
+			await claimEvent(tx, "claim.expired", "system", c, { expires_at: c.expires_at }, at);
 		}
 		return expired;
 	});

@@ -16,7 +16,7 @@ import { RepoGuard } from "../repo/guard.ts";
 import { contentHash } from "../repo/hash.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
-import { requireProposal } from "./common.ts";
+import { requireProposal, scopeOfResource, writeClaimsOf } from "./common.ts";
 
 /** What the database says about a proposal's current revision. */
 export interface Evidence {
@@ -40,22 +40,9 @@ export async function gatherEvidence(tx: Tx, proposalId: string, now: string): P
 	const scopes: Scope[] = [];
 	for (const id of resources) {
 		const row = await tx.resources.get(id);
-		scopes.push(
-			row
-				? {
-						resource_id: row.id,
-						resource_type: row.type,
-						path: row.path,
-						symbol: row.symbol,
-						start_line: row.start_line,
-						end_line: row.end_line,
-					}
-				: scopeOfId(id),
-		);
+		scopes.push(row ? scopeOfResource(row) : scopeOfId(id));
 	}
-	const claims = (
-		await tx.claims.list({ agent_id: proposal.agent_id, status: "active" }, undefined, 10_000, now)
-	).filter((c) => c.claim_type === "write" || c.claim_type === "exclusive");
+	const claims = await writeClaimsOf(tx, proposal.agent_id, now);
 	const patch = await tx.proposals.currentPatch(proposal.id);
 	if (!patch) throw notFound(`proposal ${proposal.id} has no patch revision`, { proposal_id: proposal.id });
 	const roles = new Map((await tx.agents.list()).map((a) => [a.id, a.role]));
@@ -87,11 +74,7 @@ export function evaluationInput(e: Evidence, parsed: ParsedPatch | undefined): E
 		risk: e.proposal.risk,
 		revision: e.proposal.patch_revision,
 		touched: parsed ? touchedPaths(parsed) : e.proposal.patch_files,
-		added: (parsed?.files ?? []).flatMap((f) =>
-			f.new_path === null
-				? []
-				: f.added.map((a) => ({ path: f.new_path as string, line: a.line, text: a.text })),
-		),
+		added: parsed ? addedLines(parsed) : [],
 		author: e.proposal.agent_id,
 		votes: e.votes,
 		tests_passed: e.tests_passed,
@@ -103,11 +86,16 @@ export function evaluationInput(e: Evidence, parsed: ParsedPatch | undefined): E
 	};
 }
 
+/** The lines a patch adds, where it leaves them. */
+export const addedLines = (parsed: ParsedPatch): EvaluationInput["added"] =>
+	parsed.files.flatMap((f) =>
+		f.new_path === null
+			? []
+			: f.added.map((a) => ({ path: f.new_path as string, line: a.line, text: a.text })),
+	);
+
 /** The stored patch of the current revision, parsed; a missing or malformed one is a failed gate. */
-export function readCurrentPatch(
-	root: string,
-	e: Evidence,
-): { text?: string; parsed?: ParsedPatch; gates: Gate[] } {
+function readCurrentPatch(root: string, e: Evidence): { parsed?: ParsedPatch; gates: Gate[] } {
 	const text = readPatch(root, e.patch.sha256);
 	if (text === undefined) {
 		return {
@@ -123,7 +111,6 @@ export function readCurrentPatch(
 	}
 	try {
 		return {
-			text,
 			parsed: parsePatch(text),
 			gates: [
 				{
@@ -137,7 +124,6 @@ export function readCurrentPatch(
 	} catch (err) {
 		const reason = err instanceof PatchError ? err.message : String(err);
 		return {
-			text,
 			gates: [
 				{ gate: "artifact", ok: true, reason: "stored" },
 				{ gate: "parse", ok: false, reason },
@@ -146,27 +132,33 @@ export function readCurrentPatch(
 	}
 }
 
-/** `git apply --check` of the stored patch against the working tree. */
-export async function applyCheck(root: string, patchFile: string, strip: number): Promise<Gate> {
-	const proc = Bun.spawn(["git", "apply", "--check", "--recount", `-p${strip}`, patchFile], {
-		cwd: root,
-		stdin: "ignore",
-		stdout: "ignore",
-		stderr: "pipe",
-		// The ceiling keeps git from finding a repository above the project (a monorepo package),
-		// where it would read the patch's paths from that repository's top and skip them all.
-		env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_CEILING_DIRECTORIES: dirname(root) },
-	});
+/**
+ * `git apply` of a patch file in `dir` (with `check`, only a trial): undefined when it applies,
+ * otherwise git's first lines of complaint.
+ */
+export async function gitApply(
+	dir: string,
+	patchFile: string,
+	strip: number,
+	check: boolean,
+): Promise<string | undefined> {
+	const proc = Bun.spawn(
+		["git", "apply", ...(check ? ["--check"] : []), "--recount", `-p${strip}`, patchFile],
+		{
+			cwd: dir,
+			stdin: "ignore",
+			stdout: "ignore",
+			stderr: "pipe",
+			// The ceiling keeps git from finding a repository above `dir` (a monorepo around the project,
+			// the project around a scratch copy), where it would read the patch's paths from that
+			// repository's top and skip them all.
+			env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_CEILING_DIRECTORIES: dirname(dir) },
+		},
+	);
 	const timer = setTimeout(() => proc.kill(), 30_000);
 	const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
 	clearTimeout(timer);
-	return code === 0
-		? { gate: "apply_check", ok: true, reason: "git apply --check succeeds on the working tree" }
-		: {
-				gate: "apply_check",
-				ok: false,
-				reason: `git apply --check fails: ${stderr.trim().split("\n").slice(0, 3).join("; ")}`,
-			};
+	return code === 0 ? undefined : stderr.trim().split("\n").slice(0, 3).join("; ");
 }
 
 /** Claims gate: the author's live write/exclusive claims cover every affected resource and none is stale. */
@@ -226,7 +218,12 @@ export async function checkProposal(
 			ok: problem === undefined,
 			reason: problem ?? "the proposal's resources cover every change",
 		});
-		structural.push(await applyCheck(root, patchPath(root, e.patch.sha256), parsed.strip));
+		const failure = await gitApply(root, patchPath(root, e.patch.sha256), parsed.strip, true);
+		structural.push(
+			failure === undefined
+				? { gate: "apply_check", ok: true, reason: "git apply --check succeeds on the working tree" }
+				: { gate: "apply_check", ok: false, reason: `git apply --check fails: ${failure}` },
+		);
 	} else {
 		structural.push({ gate: "coverage", ok: false, reason: "not checked: the patch did not parse" });
 		structural.push({ gate: "apply_check", ok: false, reason: "not checked: the patch did not parse" });
@@ -258,13 +255,9 @@ export async function checkProposal(
  * the owner holds (hot-reloaded, kept through a bad edit), else the project's file as it is now.
  */
 export function policyOf(rt: Pick<Runtime, "root" | "policy">): Policy | PolicyError {
-	return rt.policy ?? readPolicy(rt.root);
-}
-
-/** The project's policy file read now, or the error that keeps it from loading. */
-export function readPolicy(root: string): Policy | PolicyError {
+	if (rt.policy) return rt.policy;
 	try {
-		return loadPolicy(root);
+		return loadPolicy(rt.root);
 	} catch (err) {
 		if (err instanceof PolicyError) return err;
 		throw err;

@@ -1,14 +1,11 @@
 // `claims list|claim|release|revoke|expire|reconcile`: the operator's view of claims and the
 // actions only the operator takes (revoke, the expiry sweep).
-import type { CallContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import type { ClaimRecord } from "../registry/records.ts";
-import type { Runtime } from "../runtime.ts";
 import { expireDueClaims, revokeClaim } from "../tools/resources.ts";
 import { type Flags, UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
 import { print } from "./output.ts";
-import { withRuntime } from "./runtime.ts";
+import { command } from "./runtime.ts";
 
 const line = (c: ClaimRecord) => `${c.id} ${c.agent_id} ${c.claim_type} ${c.status} ${c.resource_id}`;
 
@@ -17,10 +14,6 @@ const need = (flags: Flags, name: string): string => {
 	if (typeof value !== "string") throw new UsageError(`--${name} is required`);
 	return value;
 };
-
-const command = (run: (rt: Runtime, ctx: CallContext, flags: Flags) => Promise<number>): CommandRun => ({
-	run: (flags) => withRuntime(flags.root, (rt, ctx) => run(rt, ctx, flags)),
-});
 
 export const list = command(async (rt, ctx, flags) => {
 	const claims: ClaimRecord[] = [];

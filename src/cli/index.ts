@@ -23,6 +23,15 @@ const COMMON: Record<string, FlagSpec> = {
 	help: { kind: "boolean", help: "show this help" },
 };
 
+const json: FlagSpec = { kind: "boolean", help: "print JSON" };
+
+/** The loader of a module's commands: each is imported only when it runs. */
+const loader =
+	<M>(module: () => Promise<M>) =>
+	(name: keyof M) =>
+	() =>
+		module().then((m) => m[name] as CommandRun);
+
 const COMMANDS: Command[] = [
 	{
 		name: "init",
@@ -101,7 +110,7 @@ const COMMANDS: Command[] = [
 		summary:
 			"List the tools of the registry. --json prints [{name, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md).",
 		flags: {
-			json: { kind: "boolean", help: "print JSON" },
+			json,
 			write: {
 				kind: "boolean",
 				help: "regenerate .roundtable/mcp/{tools.schema.json,server.json,AGENT_MCP_MANIFEST.md}",
@@ -170,9 +179,7 @@ const COMMANDS: Command[] = [
 ];
 
 function agentsCommands(): Command[] {
-	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
-	const load = (name: keyof typeof import("./agents.ts")) => () =>
-		import("./agents.ts").then((m) => m[name] as CommandRun);
+	const load = loader(() => import("./agents.ts"));
 	const list = {
 		summary: "List the agents, one `<id> <role> <enabled|disabled> <adapter> <model>` line each.",
 		flags: { json },
@@ -204,9 +211,7 @@ function agentsCommands(): Command[] {
 }
 
 function approvalsCommands(): Command[] {
-	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
-	const load = (name: keyof typeof import("./approvals.ts")) => () =>
-		import("./approvals.ts").then((m) => m[name] as CommandRun);
+	const load = loader(() => import("./approvals.ts"));
 	const decision = {
 		approval: { kind: "string", value: "ID", help: "the request (H-…)" },
 		decision: { kind: "string", value: "TEXT", help: "your reasoning" },
@@ -242,16 +247,14 @@ function approvalsCommands(): Command[] {
 }
 
 function testsCommands(): Command[] {
-	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
-	const load = (name: keyof typeof import("./tests.ts")) => () =>
-		import("./tests.ts").then((m) => m[name] as CommandRun);
+	const load = loader(() => import("./tests.ts"));
 	const list = {
 		summary:
 			"List the recorded test runs, newest first, one `<id> <status> <exit code or signal> <duration> <proposal@revision or project> <command>` line each. Subcommand: tests show.",
 		flags: {
 			proposal: { kind: "string", value: "ID", help: "only this proposal's" },
 			status: { kind: "string", value: "S", help: "only this status (passed, failed, timed_out, …)" },
-			limit: { kind: "string", value: "N", help: "at most this many (default 20)" },
+			limit: { kind: "integer", value: "N", help: "at most this many (default 20)" },
 			json,
 		},
 		load: load("list"),
@@ -272,9 +275,7 @@ function testsCommands(): Command[] {
 }
 
 function sessionsCommands(): Command[] {
-	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
-	const load = (name: keyof typeof import("./sessions.ts")) => () =>
-		import("./sessions.ts").then((m) => m[name] as CommandRun);
+	const load = loader(() => import("./sessions.ts"));
 	const session: FlagSpec = { kind: "string", value: "ID", help: "the session (required)" };
 	const list = {
 		summary:
@@ -343,9 +344,7 @@ function sessionsCommands(): Command[] {
 }
 
 function claimsCommands(): Command[] {
-	const json: FlagSpec = { kind: "boolean", help: "print JSON" };
-	const load = (name: keyof typeof import("./claims.ts")) => () =>
-		import("./claims.ts").then((m) => m[name] as CommandRun);
+	const load = loader(() => import("./claims.ts"));
 	return [
 		{
 			name: "claims list",

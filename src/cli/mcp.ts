@@ -1,9 +1,7 @@
 // `mcp inspect`: the registry as names, JSON, Markdown, or the generated MCP assets.
-import { mkdirSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { realpathSync } from "node:fs";
 import { loadConfig } from "../config/load.ts";
-import { writeFileAtomic } from "../fsutil.ts";
-import { mcpAssets } from "../init/index.ts";
+import { writeMcpAssets } from "../init/index.ts";
 import { toolsMarkdown } from "../init/mcp-assets.ts";
 import { TOOLS } from "../registry/index.ts";
 import { UsageError } from "./args.ts";
@@ -15,12 +13,7 @@ export const inspect: CommandRun = {
 		if (modes.length > 1) throw new UsageError(`choose one of --${modes.join(", --")}`);
 		if (flags.write) {
 			const root = realpathSync(flags.root);
-			const config = loadConfig(root);
-			for (const [rel, content] of mcpAssets(root, config)) {
-				mkdirSync(dirname(join(root, rel)), { recursive: true, mode: 0o700 });
-				writeFileAtomic(join(root, rel), content);
-				process.stdout.write(`wrote ${rel}\n`);
-			}
+			for (const rel of writeMcpAssets(root, loadConfig(root))) process.stdout.write(`wrote ${rel}\n`);
 		} else if (flags.markdown) {
 			process.stdout.write(toolsMarkdown());
 		} else if (flags.json) {

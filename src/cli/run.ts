@@ -2,13 +2,11 @@
 // Chair ticks it and this command watches; without one, this process is the owner for its lifetime
 // (HTTP, socket, Chair), so stdio clients keep working. Headless runs N ticks and exits;
 // interactive shows the terminal view until q or Ctrl-C.
-import { appendFileSync, existsSync, mkdirSync } from "node:fs";
+import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openRun } from "../chair/runs.ts";
 import type { TickReport } from "../chair/tick.ts";
-import { CONFIG_PATH } from "../config/paths.ts";
-import { writeFileAtomic } from "../fsutil.ts";
-import { initProject, mcpAssets } from "../init/index.ts";
+import { initIfNeeded, writeMcpAssets } from "../init/index.ts";
 import { runOwner, stopSignal } from "../owner/index.ts";
 import { findOwner, type OwnerInfo } from "../owner/presence.ts";
 import type { RunRecord } from "../registry/records.ts";
@@ -21,13 +19,6 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 
 const summary = (run: RunRecord) =>
 	`run ${run.id} ${run.status} after ${run.ticks} tick${run.ticks === 1 ? "" : "s"}: ${run.convergence ?? "not ticked yet"}`;
-
-function regenerateAssets(rt: Runtime): void {
-	for (const [rel, content] of mcpAssets(rt.root, rt.config)) {
-		mkdirSync(dirname(join(rt.root, rel)), { recursive: true, mode: 0o700 });
-		writeFileAtomic(join(rt.root, rel), content);
-	}
-}
 
 const readRun = (rt: Runtime, id: string) =>
 	rt.store.withTransaction("read", (tx) => tx.runs.get(id)) as Promise<RunRecord>;
@@ -65,10 +56,8 @@ export const run: CommandRun = {
 		const iterations = (flags["max-iterations"] as number | undefined) ?? 1;
 		if (iterations < 1) throw new UsageError("--max-iterations must be at least 1");
 		const intervalMs = (flags.interval as number | undefined) ?? 1000;
-		if (existsSync(flags.root) && !existsSync(join(flags.root, CONFIG_PATH))) {
-			const report = await initProject(flags.root);
-			err(`roundtable: initialized ${report.root}`);
-		}
+		const report = await initIfNeeded(flags.root);
+		if (report) err(`roundtable: initialized ${report.root}`);
 		let view: typeof import("../tui/run-view.ts") | undefined;
 		if (!headless) {
 			view = await import("../tui/run-view.ts");
@@ -84,7 +73,7 @@ export const run: CommandRun = {
 				goal: flags.goal as string | undefined,
 				resume: flags.resume === true,
 			});
-			regenerateAssets(rt);
+			writeMcpAssets(rt.root, rt.config);
 			const owner = findOwner(rt.root);
 			if (owner && owner.chair_interval_ms === null) {
 				throw new Error(

@@ -2,7 +2,6 @@
 // (Codex, Claude Code, …) working on the project, and the briefing an agent gets when it comes back.
 // Operator commands only; there are no MCP tools for sessions.
 import { resolve } from "node:path";
-import type { CallContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../domain/ids.ts";
 import type { SessionStatus } from "../domain/statuses.ts";
@@ -13,15 +12,10 @@ import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
 import { requireEnabledAgent, requireRun } from "../tools/common.ts";
 import { type Flags, UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
 import { print } from "./output.ts";
-import { withRuntime } from "./runtime.ts";
+import { command } from "./runtime.ts";
 
 const PLACEHOLDER = "{{external_session_id}}";
-
-const command = (run: (rt: Runtime, ctx: CallContext, flags: Flags) => Promise<number>): CommandRun => ({
-	run: (flags) => withRuntime(flags.root, (rt, ctx) => run(rt, ctx, flags)),
-});
 
 /** A string flag's value; an empty one counts as not given. */
 const text = (flags: Flags, name: string): string | undefined => {

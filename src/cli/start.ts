@@ -1,10 +1,7 @@
 // `start` (HTTP and the socket) and `mcp serve` (the socket alone): the owner of a project. A
 // directory that is not a project yet is initialized first, so `roundtable start` is all a new
 // user needs to run.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { CONFIG_PATH } from "../config/paths.ts";
-import { initProject } from "../init/index.ts";
+import { initIfNeeded } from "../init/index.ts";
 import { type OwnerOptions, runOwner } from "../owner/index.ts";
 import type { Flags } from "./args.ts";
 import type { CommandRun } from "./index.ts";
@@ -16,10 +13,9 @@ async function own(
 	flags: Flags & { root: string },
 	options: Pick<OwnerOptions, "http" | "chair" | "intervalMs">,
 ): Promise<number> {
-	if (existsSync(flags.root) && !existsSync(join(flags.root, CONFIG_PATH))) {
-		const report = await initProject(flags.root);
+	const report = await initIfNeeded(flags.root);
+	if (report)
 		log(`roundtable: initialized ${report.root} (run \`roundtable init --help\` for what it wrote)`);
-	}
 	return runOwner(flags.root, { ...options, ready, log });
 }
 

@@ -82,10 +82,7 @@ export const stdio: CommandRun = {
 		if (!existsSync(flags.root)) throw new UsageError(`--root ${flags.root} does not exist`);
 		const root = realpathSync(flags.root);
 		const token = process.env.ROUNDTABLE_MCP_TOKEN || undefined;
-		const configured = () => {
-			const e = peekEndpoints(root);
-			return `${e.tls ? "https" : "http"}://${e.httpAddress}/mcp`;
-		};
+		const configured = () => peekEndpoints(root).httpUrl;
 		let url = checkUrl((flags.url as string | undefined) ?? findOwner(root)?.http_url ?? configured(), token);
 		const found = await probe(url, token);
 		if (found === "unauthorized")

@@ -4,6 +4,7 @@ import { call } from "../dispatch.ts";
 import type { SymbolError, SymbolRecord } from "../repo/symbols/index.ts";
 import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
+import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 
 /** The CLI asks for as many as the tool allows; a directory of any size should print in full. */
@@ -19,10 +20,7 @@ export const symbols: CommandRun = {
 				errors: SymbolError[];
 				truncated: boolean;
 			};
-			if (flags.json) {
-				process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-				return 0;
-			}
+			if (flags.json) return print(flags, out, []);
 			const lines = out.symbols.map((s) => `${s.kind} ${s.name} ${s.path} ${s.start_line} ${s.end_line}\n`);
 			process.stdout.write(lines.join(""));
 			const problems = out.errors.map((e) => `${e.path}:${e.line}: ${e.message}\n`);

@@ -32,10 +32,8 @@ function statusFlag(flags: Flags): TestRunStatus | undefined {
 }
 
 function limitFlag(flags: Flags): number {
-	if (flags.limit === undefined) return 20;
-	const limit = Number(flags.limit);
-	if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
-		throw new UsageError("--limit must be an integer from 1 to 1000");
+	const limit = (flags.limit as number | undefined) ?? 20;
+	if (limit < 1 || limit > 1000) throw new UsageError("--limit must be an integer from 1 to 1000");
 	return limit;
 }
 

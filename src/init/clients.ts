@@ -1,28 +1,12 @@
 // Project-local MCP client entries: `.codex/config.toml` for Codex, `.mcp.json` for Claude Code.
 // Only Roundtable's own entry is written; the rest of each file is kept as it was, and global
 // configuration is never touched.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { clientCommand } from "../owner/self.ts";
+import { stdioCommand } from "../owner/self.ts";
 
 export const CLIENTS = ["codex", "claude"] as const;
 export type Client = (typeof CLIENTS)[number];
 
 export const CLIENT_FILES: Record<Client, string> = { codex: ".codex/config.toml", claude: ".mcp.json" };
-
-/** The stdio command line a client should run for this project. */
-export function stdioCommand(root: string): { command: string; args: string[] } {
-	const [command = "roundtable", ...prefix] = clientCommand();
-	return { command, args: [...prefix, "mcp", "stdio", "--root", root] };
-}
-
-const read = (path: string) => {
-	try {
-		return readFileSync(path, "utf8");
-	} catch {
-		return undefined;
-	}
-};
 
 // TOML basic strings accept JSON's escapes for everything a path or argument holds.
 const tomlString = (s: string) => JSON.stringify(s);
@@ -78,9 +62,7 @@ function claudeConfig(existing: string | undefined, root: string): string {
 	return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-/** The client file's path and its new content. */
-export function clientFile(root: string, client: Client): [path: string, content: string] {
-	const rel = CLIENT_FILES[client];
-	const existing = read(join(root, rel));
-	return [rel, client === "codex" ? codexConfig(existing, root) : claudeConfig(existing, root)];
+/** The client file's new content, from what it holds now (undefined: no file yet). */
+export function clientConfig(client: Client, existing: string | undefined, root: string): string {
+	return client === "codex" ? codexConfig(existing, root) : claudeConfig(existing, root);
 }

@@ -4,13 +4,14 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type SyncReport, syncAgents } from "../config/agents.ts";
+import type { Config } from "../config/defaults.ts";
 import { CONFIG_PATH, loadConfig } from "../config/load.ts";
 import { policyMarkdown } from "../config/policy.ts";
 import { sha256 } from "../domain/canonical.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import { databasePath } from "../runtime.ts";
 import { openStore } from "../store/index.ts";
-import { type Client, clientFile } from "./clients.ts";
+import { CLIENT_FILES, type Client, clientConfig } from "./clients.ts";
 import { CONFIG_TEMPLATE } from "./config-template.ts";
 import {
 	agentManifest,
@@ -53,7 +54,7 @@ function readState(root: string): Record<string, string> {
 }
 
 /** A file we merge our part into (a client's config): always written, never "kept". */
-function writeMerged(root: string, rel: string, content: string): FileAction {
+function writeMerged(root: string, rel: string, merge: (before: string | undefined) => string): FileAction {
 	const path = join(root, rel);
 	let before: string | undefined;
 	try {
@@ -61,6 +62,7 @@ function writeMerged(root: string, rel: string, content: string): FileAction {
 	} catch {
 		before = undefined;
 	}
+	const content = merge(before);
 	if (before === content) return "unchanged";
 	mkdirSync(dirname(path), { recursive: true });
 	writeFileAtomic(path, content);
@@ -95,13 +97,27 @@ function place(
 	return current === undefined ? "created" : ours ? "updated" : "overwritten";
 }
 
-/** The generated MCP assets, for init and `mcp inspect --write`. */
-export function mcpAssets(root: string, config = loadConfig(root)): [path: string, content: string][] {
+/** The generated MCP assets. */
+function mcpAssets(root: string, config: Config): [path: string, content: string][] {
 	return [
 		[TOOLS_SCHEMA_PATH, toolsSchemaJson()],
 		[SERVER_JSON_PATH, serverJson(root, config)],
 		[MANIFEST_PATH, agentManifest(root, config)],
 	];
+}
+
+/** Writes the MCP assets over whatever is there (`mcp inspect --write`, `run`); the paths written. */
+export function writeMcpAssets(root: string, config: Config): string[] {
+	return mcpAssets(root, config).map(([rel, content]) => {
+		mkdirSync(dirname(join(root, rel)), { recursive: true, mode: 0o700 });
+		writeFileAtomic(join(root, rel), content);
+		return rel;
+	});
+}
+
+/** Initializes a directory that exists but is not a project yet (`start`, `run`); else undefined. */
+export async function initIfNeeded(rootDir: string): Promise<InitReport | undefined> {
+	return existsSync(rootDir) && !existsSync(join(rootDir, CONFIG_PATH)) ? initProject(rootDir) : undefined;
 }
 
 export async function initProject(
@@ -135,9 +151,13 @@ export async function initProject(
 	put("PROJECT.ROUNDTABLE.md", PROJECT_MD);
 	put("TASKS.ROUNDTABLE/README.md", TASKS_README);
 	for (const [rel, content] of mcpAssets(root, config)) put(rel, content);
-	if (options.client) {
-		const [rel, content] = clientFile(root, options.client);
-		report.push({ path: rel, action: writeMerged(root, rel, content) });
+	const { client } = options;
+	if (client) {
+		const rel = CLIENT_FILES[client];
+		report.push({
+			path: rel,
+			action: writeMerged(root, rel, (before) => clientConfig(client, before, root)),
+		});
 	}
 	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) {
 		writeFileAtomic(join(root, STATE_PATH), `${JSON.stringify({ files: written }, null, 2)}\n`, 0o600);

@@ -1,8 +1,8 @@
 // The three generated MCP assets under .roundtable/mcp/ and docs/tools.md, all derived from the
 // registry. `init` and `mcp inspect --write` write them; nobody edits them by hand.
-import { isAbsolute, join } from "node:path";
 import type { Config } from "../config/defaults.ts";
-import { clientCommand } from "../owner/self.ts";
+import { endpointsOf } from "../config/peek.ts";
+import { stdioCommand } from "../owner/self.ts";
 import { familyArea, jsonSchemas, TOOLS, type Tool } from "../registry/index.ts";
 import { FAMILIES, type Family } from "../registry/types.ts";
 
@@ -11,22 +11,10 @@ export const MANIFEST_PATH = `${MCP_DIR}/AGENT_MCP_MANIFEST.md`;
 export const TOOLS_SCHEMA_PATH = `${MCP_DIR}/tools.schema.json`;
 export const SERVER_JSON_PATH = `${MCP_DIR}/server.json`;
 
-export interface Endpoints {
-	httpUrl: string;
-	socketPath: string;
-	stdio: { command: string; args: string[] };
-}
-
-export function endpoints(root: string, config: Config): Endpoints {
-	const tls = config.mcp.tls_cert_file !== "" && config.mcp.tls_key_file !== "";
-	const socket = config.mcp.socket_path;
-	const [command = "roundtable", ...prefix] = clientCommand();
-	return {
-		httpUrl: `${tls ? "https" : "http"}://${config.mcp.http_address}/mcp`,
-		socketPath: isAbsolute(socket) ? socket : join(root, socket),
-		stdio: { command, args: [...prefix, "mcp", "stdio", "--root", root] },
-	};
-}
+const endpoints = (root: string, config: Config) => ({
+	...endpointsOf(root, config.mcp),
+	stdio: stdioCommand(root),
+});
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 

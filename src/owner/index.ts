@@ -2,18 +2,19 @@
 // serves HTTP and the socket; `mcp serve` the socket alone). It publishes where it listens, and on
 // SIGINT/SIGTERM stops accepting, drains calls in flight (bounded), and cleans up after itself.
 import { realpathSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { recoverNow } from "../apply/recover.ts";
 import { Coordinator } from "../chair/coordinator.ts";
 import type { TickReport } from "../chair/tick.ts";
 import { syncAgents } from "../config/agents.ts";
+import { endpointsOf } from "../config/peek.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { markInterrupted } from "../tools/tests.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";
 import { VERSION } from "../version.ts";
-import { acquireLock, type HeldLock, LockHeldError } from "./lock.ts";
+import { tryLock } from "./lock.ts";
 import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./presence.ts";
 import { type Reloader, startReloader } from "./reload.ts";
 
@@ -52,11 +53,8 @@ const formatInterval = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${m
 
 export async function runOwner(rootDir: string, options: OwnerOptions): Promise<number> {
 	const root = realpathSync(rootDir);
-	let lock: HeldLock;
-	try {
-		lock = acquireLock(join(root, OWNER_LOCK_PATH));
-	} catch (err) {
-		if (!(err instanceof LockHeldError)) throw err;
+	const lock = tryLock(join(root, OWNER_LOCK_PATH));
+	if (!lock) {
 		const owner = findOwner(root);
 		const where = owner ? ` (pid ${owner.pid}${owner.http_url ? `, ${owner.http_url}` : ""})` : "";
 		throw new Error(`the project at ${root} is already owned by another process${where}`);
@@ -78,9 +76,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		// Settle any apply a crash interrupted before serving anyone.
 		for (const s of await recoverNow(rt)) options.log(`recovered ${s.transaction_id}: ${s.outcome}`);
 		for (const id of await markInterrupted(rt)) options.log(`test run ${id} was interrupted by a crash`);
-		const socketPath = isAbsolute(config.mcp.socket_path)
-			? config.mcp.socket_path
-			: join(root, config.mcp.socket_path);
+		const { socketPath } = endpointsOf(root, config.mcp);
 		socket = await startSocket(rt, {
 			path: socketPath,
 			privateDir: dirname(socketPath).startsWith(join(root, ".roundtable")),
@@ -91,13 +87,12 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			inflight,
 		});
 		if (options.http) {
-			const file = (p: string) => (isAbsolute(p) ? p : join(root, p));
 			const { tls_cert_file: cert, tls_key_file: key } = config.mcp;
 			const store = rt.store;
 			http = startHttp(rt, {
 				address: config.mcp.http_address,
 				token: process.env.ROUNDTABLE_MCP_TOKEN || undefined,
-				tls: cert && key ? { cert: file(cert), key: file(key) } : undefined,
+				tls: cert && key ? { cert: resolve(root, cert), key: resolve(root, key) } : undefined,
 				maxBodyBytes: config.limits.max_frame_bytes,
 				maxSessions: config.limits.max_connections,
 				inflight,

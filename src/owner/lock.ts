@@ -18,10 +18,6 @@ function flock(fd: number, op: number): number {
 	return libc.symbols.flock(fd, op);
 }
 
-export class LockHeldError extends Error {
-	override name = "LockHeldError";
-}
-
 export interface HeldLock {
 	release(): void;
 }
@@ -54,13 +50,6 @@ export function tryLock(path: string, mode: LockMode = "exclusive"): HeldLock | 
 			closeSync(fd); // closing the descriptor releases the lock
 		},
 	};
-}
-
-/** Takes the lock without waiting; throws LockHeldError when another process holds it. */
-export function acquireLock(path: string): HeldLock {
-	const lock = tryLock(path, "exclusive");
-	if (!lock) throw new LockHeldError(`${path} is held by another process`);
-	return lock;
 }
 
 /** Waits (polling, so the event loop stays free) until the lock is ours or `timeoutMs` ran out. */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../fsutil.ts";
 
 export const OWNER_LOCK_PATH = ".roundtable/owner.lock";
-export const OWNER_FILE_PATH = ".roundtable/owner.json";
+const OWNER_FILE_PATH = ".roundtable/owner.json";
 
 export interface OwnerInfo {
 	pid: number;

@@ -12,13 +12,14 @@
 // compared. Debounce: a change is read only once it is the same on two polls in a row (quiet for an
 // interval), so a save in several writes is read once, whole. Content identical to what runs (a
 // touch, an edit undone) is no revision.
-import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { syncAgents } from "../config/agents.ts";
 import type { Config } from "../config/defaults.ts";
 import { CONFIG_PATH, ConfigError, parseConfig } from "../config/load.ts";
+import { sha256 } from "../domain/canonical.ts";
 import { nowIso } from "../domain/ids.ts";
+import { isPlainObject } from "../domain/yaml-source.ts";
 import { defaultPolicy, POLICY_PATH, PolicyError, parsePolicy } from "../policy/index.ts";
 import type { Policy } from "../policy/types.ts";
 import type { Runtime } from "../runtime.ts";
@@ -27,9 +28,9 @@ import type { Runtime } from "../runtime.ts";
  * Config sections the owner binds when it starts (the database, the listeners and their limits):
  * a change to them is logged as needing a restart and the running values stay.
  */
-export const RESTART_SECTIONS = ["storage", "mcp", "limits"] as const;
+const RESTART_SECTIONS = ["storage", "mcp", "limits"] as const;
 
-export const RELOAD_EVENT = "config.reloaded";
+const RELOAD_EVENT = "config.reloaded";
 
 export interface ReloaderOptions {
 	/** Where a rejected edit, a restart notice and each applied revision are reported (stderr). */
@@ -61,8 +62,6 @@ interface Watched {
 	apply(text: string | undefined, sha: string | null): Promise<void>;
 }
 
-const sha256 = (text: string | Uint8Array) => createHash("sha256").update(text).digest("hex");
-
 /** How long after a modification a file's stat alone is not trusted to show the next one. */
 const RACY_MS = 2500;
 
@@ -72,7 +71,7 @@ function signature(path: string): string {
 		const s = statSync(path, { bigint: true });
 		const stat = `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 		const fresh = Date.now() - Number(s.mtimeNs / 1_000_000n) < RACY_MS;
-		return fresh ? `${stat}:${sha256(readFileSync(path))}` : stat;
+		return fresh ? `${stat}:${sha256(readFileSync(path, "utf8"))}` : stat;
 	} catch (err) {
 		if ((err as NodeJS.ErrnoException).code === "ENOENT") return "";
 		throw err;
@@ -88,11 +87,8 @@ function readText(path: string): string | undefined {
 	}
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-	typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** Dotted keys whose values differ, down to the leaves (lists compare whole). */
-export function changedLeaves(a: unknown, b: unknown, prefix = ""): string[] {
+function changedLeaves(a: unknown, b: unknown, prefix = ""): string[] {
 	if (isPlainObject(a) && isPlainObject(b)) {
 		const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
 		return keys.flatMap((k) => changedLeaves(a[k], b[k], prefix ? `${prefix}.${k}` : k));

@@ -8,7 +8,13 @@ export function launchCommand(): string[] {
 	return compiled() ? [process.execPath] : [process.execPath, join(import.meta.dir, "..", "main.ts")];
 }
 
-/** How MCP clients should start it: the binary's absolute path, or `bunx roundtable` from the package. */
-export function clientCommand(): string[] {
-	return compiled() ? [process.execPath] : ["bunx", "roundtable"];
+/**
+ * The stdio command line an MCP client should run for the project at `root`: the binary's absolute
+ * path, or `bunx roundtable` from the package.
+ */
+export function stdioCommand(root: string): { command: string; args: string[] } {
+	const [command, ...prefix]: [string, ...string[]] = compiled()
+		? [process.execPath]
+		: ["bunx", "roundtable"];
+	return { command, args: [...prefix, "mcp", "stdio", "--root", root] };
 }

@@ -72,7 +72,7 @@ function openAtOnce(res: Response): Response {
 }
 
 /** Splits `host:port` (IPv6 in brackets) into its parts. */
-export function parseAddress(address: string): { hostname: string; port: number } {
+function parseAddress(address: string): { hostname: string; port: number } {
 	const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address);
 	if (!m) throw new Error(`invalid MCP HTTP address '${address}': expected host:port`);
 	return { hostname: (m[1] ?? m[2]) as string, port: Number(m[3]) };

@@ -24,7 +24,7 @@ const AnyToolsCall = z.object({ method: z.literal("tools/call"), params: z.unkno
 
 let toolList: McpTool[] | undefined;
 /** Every tool, in registry order. Computed once: schemas never change while a process runs. */
-export function mcpTools(): McpTool[] {
+function mcpTools(): McpTool[] {
 	toolList ??= TOOLS.map((t) => {
 		const { input, output } = jsonSchemas(t);
 		return {

@@ -5,7 +5,7 @@
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Socket, UnixSocketListener } from "bun";
-import { type CallContext, operatorContext } from "../context.ts";
+import { operatorContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { asToolError, ToolError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
@@ -181,7 +181,7 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 		c.phase = "calling";
 		try {
 			const { tool, args } = parseEnvelope(request);
-			const ctx: CallContext = { ...operatorContext("socket", c.abort.signal) };
+			const ctx = operatorContext("socket", c.abort.signal);
 			const result = await options.inflight.track(call(rt, tool, args, ctx));
 			reply(s, { ok: true, result });
 		} catch (err) {

@@ -1,13 +1,8 @@
 // patch.validate and patch.apply for a 50-file patch in a 20,000-file git repository, and the
 // rollback of that apply. Each run edits 50 other files, so no run sees the previous one's work.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { operatorContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
-import { initProject } from "../src/init/index.ts";
-import { openRuntime } from "../src/runtime.ts";
-import { fmt } from "./lib.ts";
+import { fmt, freshProject, median } from "./lib.ts";
 
 const FILES = Number(process.env.BENCH_APPLY_FILES ?? 20_000);
 const TOUCHED = 50;
@@ -35,16 +30,11 @@ function generate(root: string): void {
 	git(root, "commit", "-qm", "start");
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
 export async function run(): Promise<void> {
-	const root = mkdtempSync(join(tmpdir(), "rt-bench-apply-"));
 	const t0 = performance.now();
-	generate(root);
-	await initProject(root);
-	const rt = openRuntime(root);
-	const ctx = operatorContext("internal");
-	const tool = <T = unknown>(name: string, args: object) => call(rt, name, args, ctx) as Promise<T>;
+	const p = await freshProject(generate);
+	const root = p.rt.root;
+	const tool = <T = unknown>(name: string, args: object) => p.call(name, args) as Promise<T>;
 	console.log(
 		`patch.validate / patch.apply / patch.rollback, ${TOUCHED}-file patch, ${fmt(FILES)}-file git repository`,
 	);
@@ -107,8 +97,7 @@ export async function run(): Promise<void> {
 			`  ${`patch.${name}`.padEnd(15)} ${fmt(median(xs), 1).padStart(7)} ms   (min ${fmt(Math.min(...xs), 1)}, max ${fmt(Math.max(...xs), 1)})`,
 		);
 	}
-	rt.close();
-	rmSync(root, { recursive: true, force: true });
+	p.done();
 }
 
 if (import.meta.main) await run();

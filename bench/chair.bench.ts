@@ -1,33 +1,28 @@
 // One Chair tick with 1,000 open tasks, 200 pending proposals and 50 queued turns: the first tick
 // does all the work (assigns every task, requests every review, schedules one turn), the next one
 // finds nothing to do but still checks every run, lease and convergence.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tick } from "../src/chair/tick.ts";
-import { operatorContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
-import { initProject } from "../src/init/index.ts";
-import { openRuntime } from "../src/runtime.ts";
-import { fmt } from "./lib.ts";
+import { fmt, freshProject, median } from "./lib.ts";
 
 const TASKS = 1000;
 const PROPOSALS = 200;
 const TURNS = 50;
 
 export async function run(): Promise<void> {
-	const root = mkdtempSync(join(tmpdir(), "rt-bench-chair-"));
-	mkdirSync(join(root, ".roundtable"));
-	writeFileSync(
-		join(root, ".roundtable/config.yaml"),
-		`agents:\n  implementers:\n    count: ${TURNS}\n    adapter: codex\n    model: default\n`,
-	);
-	await initProject(root);
-	mkdirSync(join(root, "src"));
-	for (let i = 0; i < PROPOSALS; i++) writeFileSync(join(root, `src/f${i}.ts`), `export const v = ${i};\n`);
-	const rt = openRuntime(root);
-	const tool = <T = unknown>(name: string, args: object) =>
-		call(rt, name, args, operatorContext("internal")) as Promise<T>;
+	const p = await freshProject((root) => {
+		mkdirSync(join(root, ".roundtable"));
+		writeFileSync(
+			join(root, ".roundtable/config.yaml"),
+			`agents:\n  implementers:\n    count: ${TURNS}\n    adapter: codex\n    model: default\n`,
+		);
+	});
+	const { rt } = p;
+	mkdirSync(join(rt.root, "src"));
+	for (let i = 0; i < PROPOSALS; i++)
+		writeFileSync(join(rt.root, `src/f${i}.ts`), `export const v = ${i};\n`);
+	const tool = <T = unknown>(name: string, args: object) => p.call(name, args) as Promise<T>;
 	const now = new Date().toISOString();
 	await rt.store.withTransaction("write", (tx) =>
 		tx.runs.insert({ id: "RUN-B", goal: "bench", status: "active" }, now),
@@ -89,12 +84,10 @@ export async function run(): Promise<void> {
 		await tick(rt, "RUN-B", { log });
 		idle.push(performance.now() - t);
 	}
-	idle.sort((a, b) => a - b);
 	console.log(
-		`  next ticks (nothing to do; median of 5)                     ${fmt(idle[2] as number, 1).padStart(8)} ms`,
+		`  next ticks (nothing to do; median of 5)                     ${fmt(median(idle), 1).padStart(8)} ms`,
 	);
-	rt.close();
-	rmSync(root, { recursive: true, force: true });
+	p.done();
 }
 
 if (import.meta.main) await run();

@@ -7,12 +7,14 @@ import { call } from "../src/dispatch.ts";
 import { initProject } from "../src/init/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 
-export async function freshProject(): Promise<{
+/** A project in a new temporary directory; `prepare` fills the directory before `roundtable init`. */
+export async function freshProject(prepare?: (root: string) => void): Promise<{
 	rt: Runtime;
 	call: (tool: string, args: object) => Promise<object>;
 	done: () => void;
 }> {
 	const root = mkdtempSync(join(tmpdir(), "rt-bench-"));
+	prepare?.(root);
 	await initProject(root);
 	const rt = openRuntime(root);
 	const ctx = operatorContext("internal");
@@ -25,6 +27,8 @@ export async function freshProject(): Promise<{
 		},
 	};
 }
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 export const percentile = (sorted: number[], p: number) =>
 	sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;

@@ -8,7 +8,7 @@ import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { initProject } from "../src/init/index.ts";
 import { openRuntime } from "../src/runtime.ts";
-import { fmt } from "./lib.ts";
+import { fmt, median } from "./lib.ts";
 
 const FILES = Number(process.env.BENCH_SEARCH_FILES ?? 50_000);
 const HIDDEN_FILES = 20_000;
@@ -46,8 +46,6 @@ function sh(cwd: string, argv: string[]): { out: string; ms: number } {
 	});
 	return { out: r.stdout.toString(), ms: performance.now() - t };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /** `path:line` for each output line of the form path:line:column:text. */
 const keys = (out: string) =>

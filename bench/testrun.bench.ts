@@ -5,37 +5,29 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "../src/config/defaults.ts";
-import { operatorContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
-import { initProject } from "../src/init/index.ts";
 import { RepoGuard } from "../src/repo/guard.ts";
-import { openRuntime } from "../src/runtime.ts";
 import { suggestTests } from "../src/testing/suggest.ts";
 import { proposalWorkdir } from "../src/testing/workdir.ts";
-import { fmt } from "./lib.ts";
+import { fmt, freshProject, median } from "./lib.ts";
 
 const RUNS = 20;
 const ARGV = ["printf", "ok\\n"];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
 export async function run(): Promise<void> {
-	const root = mkdtempSync(join(tmpdir(), "rt-bench-testrun-"));
-	mkdirSync(join(root, ".roundtable"));
-	writeFileSync(join(root, ".roundtable/config.yaml"), "tests:\n  allowed_commands: [printf]\n");
-	await initProject(root);
-	const rt = openRuntime(root);
-	const ctx = operatorContext("internal");
+	const p = await freshProject((root) => {
+		mkdirSync(join(root, ".roundtable"));
+		writeFileSync(join(root, ".roundtable/config.yaml"), "tests:\n  allowed_commands: [printf]\n");
+	});
 
 	const direct: number[] = [];
 	const viaTool: number[] = [];
 	for (let i = 0; i < RUNS + 2; i++) {
 		let t = performance.now();
-		const proc = Bun.spawn(ARGV, { cwd: root, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+		const proc = Bun.spawn(ARGV, { cwd: p.rt.root, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
 		await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
 		const d = performance.now() - t;
 		t = performance.now();
-		const out = (await call(rt, "test.run", { command: ARGV.join(" ") }, ctx)) as {
+		const out = (await p.call("test.run", { command: ARGV.join(" ") })) as {
 			test_run: { status: string };
 		};
 		const v = performance.now() - t;
@@ -51,8 +43,7 @@ export async function run(): Promise<void> {
 	console.log(`test.run overhead, \`${ARGV.join(" ")}\` (median of ${RUNS}):`);
 	console.log(`  spawned directly      ${fmt(a, 2).padStart(7)} ms`);
 	console.log(`  through test.run      ${fmt(b, 2).padStart(7)} ms   (+${fmt(b - a, 2)} ms)`);
-	rt.close();
-	rmSync(root, { recursive: true, force: true });
+	p.done();
 	await suggestBench();
 	await workdirBench();
 }

@@ -1,6 +1,7 @@
 // Where a run stands (reference §10.2), scoped to the run: its tasks, and its proposals (recorded in
 // the run, or of one of its tasks). A run with nothing left to do completes; one where only blocked
 // tasks remain is blocked; both end with an event. Anything else stays active, with the reason.
+import { PROPOSAL_STATUSES } from "../domain/statuses.ts";
 import type { RunRecord } from "../registry/records.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -28,14 +29,7 @@ export async function converge(
 	const total = Object.values(counts).reduce((a, b) => a + b, 0);
 	const activeTasks = ACTIVE_TASK.reduce((n, s) => n + (counts[s] ?? 0), 0);
 	const blocked = counts.blocked ?? 0;
-	const proposals = await tx.proposals.ofRun(runId, [
-		"pending",
-		"in_review",
-		"accepted",
-		"rejected",
-		"withdrawn",
-		"rolled_back",
-	]);
+	const proposals = await tx.proposals.ofRun(runId, PROPOSAL_STATUSES);
 	const activeProposals = proposals.filter((p) => p.status === "pending" || p.status === "in_review").length;
 
 	let convergence: Convergence;

@@ -17,15 +17,6 @@ export function splitCommand(command: string, field = "command"): string[] {
 
 export const canonical = (argv: string[]): string => join(argv);
 
-/** The same command however it was quoted: `npm  test` and `"npm" test` are both `npm test`. */
-export function canonicalCommand(command: string): string {
-	try {
-		return canonical(split(command));
-	} catch {
-		return command.trim();
-	}
-}
-
 /** The allowlist entry (its canonical form) whose argv `argv` starts with, if any. */
 export function allowedBy(argv: string[], allowed: readonly string[]): string | undefined {
 	for (const entry of allowed) {

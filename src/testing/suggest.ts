@@ -6,7 +6,7 @@
 // `skipped` with the reason, never silently.
 import { accessSync, constants, statSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
-import { discover, toml } from "../repo/deps/discover.ts";
+import { discover, type Found, toml } from "../repo/deps/discover.ts";
 import {
 	DepReader,
 	dirOf,
@@ -95,6 +95,19 @@ class Planner {
 		this.r = new DepReader(guard, undefined);
 	}
 
+	/** The touched files by the manifest that governs them; a file none governs is uncovered. */
+	private byManifest(ecosystem: "npm" | "cargo", files: RepoRel[]) {
+		const out = new Map<RepoRel, { found: Found; touched: RepoRel[] }>();
+		for (const f of files) {
+			const found = discover(this.r, ecosystem, dirOf(f));
+			const entry = found && out.get(found.dir);
+			if (!found) this.uncovered.push(f);
+			else if (entry) entry.touched.push(f);
+			else out.set(found.dir, { found, touched: [f] });
+		}
+		return out;
+	}
+
 	// --- npm, pnpm, Yarn, Bun -------------------------------------------------------------------
 
 	private manager(lockDir: RepoRel): "npm" | "pnpm" | "yarn" | "bun" {
@@ -124,18 +137,7 @@ class Planner {
 	}
 
 	npm(files: RepoRel[]): void {
-		const packages = new Map<RepoRel, RepoRel[]>();
-		for (const f of files) {
-			const found = discover(this.r, "npm", dirOf(f));
-			if (!found) {
-				this.uncovered.push(f);
-				continue;
-			}
-			packages.set(found.dir, [...(packages.get(found.dir) ?? []), f]);
-		}
-		for (const [dir, touched] of packages) {
-			const found = discover(this.r, "npm", dir);
-			if (!found) continue;
+		for (const [dir, { found, touched }] of this.byManifest("npm", files)) {
 			const pm = this.manager(found.lockDir);
 			const run = pm === "bun" ? ["bun", "run", "test"] : [pm, "test"];
 			const what = `${list(touched)} ${touched.length === 1 ? "is" : "are"} in ${dir === "" ? "the root package" : dir}`;
@@ -210,17 +212,10 @@ class Planner {
 	// --- Cargo ----------------------------------------------------------------------------------
 
 	cargo(files: RepoRel[]): void {
-		const crates = new Map<RepoRel, RepoRel[]>();
-		for (const f of files) {
-			const found = discover(this.r, "cargo", dirOf(f));
-			if (!found) this.uncovered.push(f);
-			else crates.set(found.dir, [...(crates.get(found.dir) ?? []), f]);
-		}
-		for (const [dir, touched] of crates) {
+		for (const [dir, { found, touched }] of this.byManifest("cargo", files)) {
 			const manifest = this.r.parse(joinRel(dir, "Cargo.toml"), "Cargo.toml", toml);
 			const pkg = manifest?.package;
 			const name = isRecord(pkg) && typeof pkg.name === "string" ? pkg.name : undefined;
-			const found = discover(this.r, "cargo", dir);
 			const changed = `${list(touched)} changed`;
 			if (name === undefined) {
 				this.out.push({
@@ -229,7 +224,7 @@ class Planner {
 				});
 			} else if (dir === "") {
 				this.out.push({ commands: ["cargo test"], reason: `${changed} in the crate ${name}` });
-			} else if (found?.workspaceRoot === "") {
+			} else if (found.workspaceRoot === "") {
 				this.out.push({
 					commands: [quoted(["cargo", "test", "-p", name])],
 					reason: `${changed} in the workspace member ${name} (${dir})`,
@@ -268,15 +263,22 @@ class Planner {
 		return this.r.has("", "conftest.py") ? "conftest.py" : undefined;
 	}
 
-	async python(files: RepoRel[]): Promise<void> {
+	/** Why pytest applies here (its configuration, else the test files found), if it does. */
+	private async pytestFound(): Promise<string | undefined> {
 		const config = this.pytestConfig();
-		const tests = await this.tests();
-		if (config === undefined && tests.length === 0) {
+		if (config !== undefined) return `pytest is configured (${config})`;
+		const count = (await this.tests()).length;
+		return count > 0 ? `the project has ${count} pytest files` : undefined;
+	}
+
+	async python(files: RepoRel[]): Promise<void> {
+		const how = await this.pytestFound();
+		if (how === undefined) {
 			this.skipped.push({ command: "pytest", reason: "no pytest configuration and no test_*.py files" });
 			this.uncovered.push(...files);
 			return;
 		}
-		const how = config ? `pytest is configured (${config})` : `the project has ${tests.length} pytest files`;
+		const tests = await this.tests();
 		// A touched module narrows to the test files named after it; one without any means run all.
 		const wanted = new Set<RepoRel>();
 		let narrow = this.whole === undefined && !files.some(isManifest);
@@ -352,14 +354,8 @@ class Planner {
 			const command = isRecord(manifest?.workspace) ? "cargo test --workspace" : "cargo test";
 			this.out.push({ commands: [command], reason: `${why}; Cargo.toml at the root` });
 		}
-		const config = this.pytestConfig();
-		const tests = config === undefined ? await this.tests() : [];
-		if (config !== undefined || tests.length > 0) {
-			const how = config
-				? `pytest is configured (${config})`
-				: `the project has ${tests.length} pytest files`;
-			this.out.push({ commands: PYTEST, reason: `${why}; ${how}` });
-		}
+		const how = await this.pytestFound();
+		if (how !== undefined) this.out.push({ commands: PYTEST, reason: `${why}; ${how}` });
 		if (this.out.length === 0) this.make(["Makefile"], (m) => `${why}; ${m} has a test target`);
 	}
 }

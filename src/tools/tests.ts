@@ -71,6 +71,29 @@ function tail(text: Uint8Array, bytes: number): string {
 	return new TextDecoder().decode(text.subarray(from));
 }
 
+/** The run's row finished, and its test.finished event. */
+async function recordFinish(tx: Tx, run: TestRunRecord, o: TestRunOutcome, actor: string, now: string) {
+	const test_run = await tx.testRuns.finish(run.id, o, now);
+	await tx.events.append(
+		{
+			type: "test.finished",
+			actor_id: actor,
+			task_id: run.task_id,
+			payload: {
+				test_run_id: run.id,
+				proposal_id: run.proposal_id,
+				patch_revision: run.patch_revision,
+				status: o.status,
+				exit_code: o.exit_code,
+				signal: o.signal,
+				duration_ms: o.duration_ms,
+			},
+		},
+		now,
+	);
+	return test_run;
+}
+
 async function finish(
 	rt: Runtime,
 	run: TestRunRecord,
@@ -79,25 +102,7 @@ async function finish(
 	log = "",
 ) {
 	return rt.store.withTransaction("write", async (tx) => {
-		const now = nowIso();
-		const test_run = await tx.testRuns.finish(run.id, o, now);
-		await tx.events.append(
-			{
-				type: "test.finished",
-				actor_id: run.requested_by,
-				task_id: run.task_id,
-				payload: {
-					test_run_id: run.id,
-					proposal_id: run.proposal_id,
-					patch_revision: run.patch_revision,
-					status: o.status,
-					exit_code: o.exit_code,
-					signal: o.signal,
-					duration_ms: o.duration_ms,
-				},
-			},
-			now,
-		);
+		const test_run = await recordFinish(tx, run, o, run.requested_by, nowIso());
 		const result = { test_run, log };
 		await remember?.(tx, result);
 		return result;
@@ -438,39 +443,19 @@ export async function markInterrupted(rt: Runtime): Promise<string[]> {
 		const marked: string[] = [];
 		for (const r of orphaned) {
 			if ((await tx.testRuns.get(r.id))?.status !== "running") continue;
-			await tx.testRuns.finish(
-				r.id,
-				{
-					status: "interrupted",
-					exit_code: null,
-					signal: null,
-					duration_ms: null,
-					summary_md: `The process running this test stopped before it finished.${
-						stopped.has(r.id) ? " The test's processes it left behind were stopped." : ""
-					}`,
-					output_bytes: 0,
-					truncated: false,
-					finished_at: now,
-				},
-				now,
-			);
-			await tx.events.append(
-				{
-					type: "test.finished",
-					actor_id: "system",
-					task_id: r.task_id,
-					payload: {
-						test_run_id: r.id,
-						proposal_id: r.proposal_id,
-						patch_revision: r.patch_revision,
-						status: "interrupted",
-						exit_code: null,
-						signal: null,
-						duration_ms: null,
-					},
-				},
-				now,
-			);
+			const outcome: TestRunOutcome = {
+				status: "interrupted",
+				exit_code: null,
+				signal: null,
+				duration_ms: null,
+				summary_md: `The process running this test stopped before it finished.${
+					stopped.has(r.id) ? " The test's processes it left behind were stopped." : ""
+				}`,
+				output_bytes: 0,
+				truncated: false,
+				finished_at: now,
+			};
+			await recordFinish(tx, r, outcome, "system", now);
 			marked.push(r.id);
 		}
 		return marked;

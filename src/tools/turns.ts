@@ -71,34 +71,29 @@ export async function request(tx: Tx, a: Args<"agent.turn_request">, env: Env) {
 		await expireTurn(tx, outstanding, env.now, "system");
 		outstanding = undefined;
 	}
-	if (outstanding) {
-		return {
-			request_event_id: outstanding.request_event_id,
-			agent_id: a.agent_id,
-			queued: true,
-			duplicate: true,
-			queue_position: await tx.turns.position(a.run_id, outstanding.request_event_id),
-		};
+	let id = outstanding?.request_event_id;
+	if (id === undefined) {
+		const event = await tx.events.append(
+			{
+				type: "agent.turn_requested",
+				actor_id: a.agent_id,
+				run_id: a.run_id,
+				payload: { agent_id: a.agent_id, reason_md: reason, requested_at: nano(env.now) },
+			},
+			env.now,
+		);
+		id = event.id;
+		await tx.turns.insert(
+			{ request_event_id: id, run_id: a.run_id, agent_id: a.agent_id, reason_md: reason },
+			env.now,
+		);
 	}
-	const event = await tx.events.append(
-		{
-			type: "agent.turn_requested",
-			actor_id: a.agent_id,
-			run_id: a.run_id,
-			payload: { agent_id: a.agent_id, reason_md: reason, requested_at: nano(env.now) },
-		},
-		env.now,
-	);
-	await tx.turns.insert(
-		{ request_event_id: event.id, run_id: a.run_id, agent_id: a.agent_id, reason_md: reason },
-		env.now,
-	);
 	return {
-		request_event_id: event.id,
+		request_event_id: id,
 		agent_id: a.agent_id,
 		queued: true,
-		duplicate: false,
-		queue_position: await tx.turns.position(a.run_id, event.id),
+		duplicate: outstanding !== undefined,
+		queue_position: await tx.turns.position(a.run_id, id),
 	};
 }
 

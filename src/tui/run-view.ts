@@ -5,8 +5,9 @@
 // hidden and autowrap off while it shows. Each frame is one write (inside a synchronized-update
 // bracket where the terminal has it), so nothing flickers, and `bun build --compile` has nothing
 // extra to bundle. Rendering (`renderRunView`) is a pure function of a snapshot and a size;
-// `readRunSnapshot` reads the snapshot in one read transaction. Imports here are types only, so
-// loading this module costs nothing beyond itself.
+// `readRunSnapshot` reads the snapshot in one read transaction. Imports here are types and the
+// status lists only, so loading this module costs next to nothing beyond itself.
+import { PROPOSAL_STATUSES, TASK_STATUSES, type TaskStatus } from "../domain/statuses.ts";
 import type {
 	ApprovalRecord,
 	EventRecord,
@@ -25,7 +26,7 @@ export interface RunSnapshot {
 	/** Undefined when there is no such run. */
 	run: RunRecord | undefined;
 	/** The run's tasks by status (the scope convergence uses). */
-	tasks: Record<"open" | "in_progress" | "review" | "blocked" | "done" | "cancelled" | "failed", number>;
+	tasks: Record<TaskStatus, number>;
 	/** The run's proposals (recorded in it, or of its tasks) waiting for a decision. */
 	proposals: { pending: number; in_review: number };
 	/** Table-wide: enabled agents, live claims (active unexpired, suspended), requested approvals. */
@@ -48,34 +49,17 @@ export interface RunSnapshot {
 	readAt: string;
 }
 
-const ALL_PROPOSAL_STATUSES = [
-	"pending",
-	"in_review",
-	"accepted",
-	"rejected",
-	"withdrawn",
-	"rolled_back",
-] as const;
-
 /** Reads what the view shows in one read transaction; `events` is how many of the newest to read. */
 export function readRunSnapshot(store: Store, runId: string, events: number): Promise<RunSnapshot> {
 	return store.withTransaction("read", async (tx) => {
 		const now = new Date().toISOString();
 		const counts = await tx.tasks.statusCounts(runId);
-		const proposals = await tx.proposals.ofRun(runId, ALL_PROPOSAL_STATUSES);
+		const proposals = await tx.proposals.ofRun(runId, PROPOSAL_STATUSES);
 		const approvals = await tx.approvals.list({});
 		return {
 			runId,
 			run: await tx.runs.get(runId),
-			tasks: {
-				open: counts.open ?? 0,
-				in_progress: counts.in_progress ?? 0,
-				review: counts.review ?? 0,
-				blocked: counts.blocked ?? 0,
-				done: counts.done ?? 0,
-				cancelled: counts.cancelled ?? 0,
-				failed: counts.failed ?? 0,
-			},
+			tasks: Object.fromEntries(TASK_STATUSES.map((st) => [st, counts[st] ?? 0])) as RunSnapshot["tasks"],
 			proposals: {
 				pending: proposals.filter((p) => p.status === "pending").length,
 				in_review: proposals.filter((p) => p.status === "in_review").length,

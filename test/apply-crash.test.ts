@@ -20,25 +20,15 @@
 // recorded result; a crash step that never comes lets the apply finish; and a rollback killed at
 // each of its steps recovers to wholly applied (or, after its commit, wholly rolled back).
 import { afterAll, describe, expect, test } from "bun:test";
-import {
-	chmodSync,
-	lstatSync,
-	mkdirSync,
-	readdirSync,
-	readFileSync,
-	readlinkSync,
-	rmSync,
-	symlinkSync,
-	writeFileSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { type Journal, pendingJournals } from "../src/apply/journal.ts";
 import { recoverNow } from "../src/apply/recover.ts";
-import { JOURNAL_DIR } from "../src/apply/state.ts";
 import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { initProject } from "../src/init/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
-import { MAIN, REPO, tempDir } from "./helpers.ts";
+import { commitAll, git, MAIN, REPO, readyLine, tempDir, write } from "./helpers.ts";
 
 const CHILD = join(REPO, "test/fixtures-scripts/apply-once.ts");
 const TX = "TX-CRASH";
@@ -71,17 +61,6 @@ function editTree(root: string) {
 	c[30] = "export const c30 = 3000;";
 	write(root, "src/c.ts", c.join("\n"));
 	write(root, "src/new/fresh.ts", "export const fresh = 'new';\n"); // in a new directory
-}
-
-function write(root: string, path: string, text: string) {
-	mkdirSync(dirname(join(root, path)), { recursive: true });
-	writeFileSync(join(root, path), text);
-}
-
-function git(root: string, ...args: string[]): string {
-	const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
-	if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-	return r.stdout.toString();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,9 +127,7 @@ async function fixture(): Promise<Fixture> {
 	await initProject(root);
 	for (const [path, text] of Object.entries(BEFORE_FILES)) write(root, path, text);
 	chmodSync(join(root, "bin/run.sh"), 0o644);
-	git(root, "init", "-q");
-	git(root, "add", ".");
-	git(root, "commit", "-qm", "start");
+	commitAll(root);
 	const before = snapshot(root);
 
 	editTree(root);
@@ -259,25 +236,6 @@ function expectSucceeded(r: ChildResult) {
 	expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
 }
 
-interface Journal {
-	transaction_id: string;
-	kind: string;
-	entries: { path: string }[];
-}
-
-/** The journals a process left pending, read straight from the journal directory. */
-function pendingJournals(root: string): Journal[] {
-	let names: string[];
-	try {
-		names = readdirSync(join(root, JOURNAL_DIR));
-	} catch {
-		return [];
-	}
-	return names
-		.filter((n) => n.endsWith(".pending.json"))
-		.map((n) => JSON.parse(readFileSync(join(root, JOURNAL_DIR, n), "utf8")) as Journal);
-}
-
 /** The tree state of one path: its entry in a snapshot, or "absent". */
 const stateOf = (tree: Tree, path: string) => tree[path] ?? "absent";
 
@@ -328,7 +286,7 @@ const expectTree = (root: string, tree: Tree) => expect(snapshot(root)).toEqual(
 function expectCrashedAt(
 	root: string,
 	step: string,
-	kind: string,
+	kind: Journal["kind"],
 	from: Tree,
 	to: Tree,
 ): Journal | undefined {
@@ -439,9 +397,8 @@ describe("patch.apply killed by SIGKILL at every step: after recovery, wholly be
 			stdout: "pipe",
 			stderr: "pipe",
 		});
-		const reader = owner.stdout.getReader();
-		const first = await reader.read(); // the ready line comes after recovery
-		expect(new TextDecoder().decode(first.value)).toStartWith("roundtable ready:");
+		const { ready } = await readyLine(owner); // the ready line comes after recovery
+		expect(ready).toStartWith("roundtable ready:");
 		expectTree(f.root, f.before);
 		expect(pendingJournals(f.root)).toEqual([]);
 		owner.kill("SIGTERM");

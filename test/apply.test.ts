@@ -3,7 +3,7 @@
 // directories) and records each touched path's before and after; a rollback puts every byte and
 // mode back; every refusal changes nothing (files, proposals, claims, transactions, events, journal);
 // a retry with the same idempotency key gets the first result.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import {
 	chmodSync,
@@ -20,13 +20,9 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { operatorContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
-import { ToolError } from "../src/errors.ts";
-import { initProject } from "../src/init/index.ts";
 import type { ClaimRecord, ProposalRecord, TransactionRecord } from "../src/registry/records.ts";
-import { openRuntime } from "../src/runtime.ts";
-import { allEvents, expectDeclaredOutput, makeProject, type Project, tempDir } from "./helpers.ts";
+import { taskFlow } from "./flow-helpers.ts";
+import { addRun, allEvents, commitAll, git, makeProject, type Project, tempDir } from "./helpers.ts";
 
 const UMASK = process.umask();
 const RW = 0o666 & ~UMASK;
@@ -44,12 +40,6 @@ interface RolledBack {
 	transaction: TransactionRecord;
 	rolled_back: TransactionRecord;
 	proposal: ProposalRecord;
-}
-
-function git(cwd: string, ...args: string[]): string {
-	const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd });
-	if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-	return r.stdout.toString();
 }
 
 function put(root: string, path: string, spec: Spec) {
@@ -138,23 +128,10 @@ async function setup(files: Files, options: { git?: boolean; nested?: boolean } 
 	const p = options.nested ? await nestedProject() : await makeProject();
 	const own = new Set(Object.keys(tree(p.root)));
 	for (const [path, spec] of Object.entries(files)) put(p.root, path, spec);
-	if (options.git !== false && !options.nested) {
-		git(p.root, "init", "-q");
-		git(p.root, "add", ".");
-		git(p.root, "commit", "-qm", "start");
-	}
-	await p.rt.store.withTransaction("write", (tx) =>
-		tx.runs.insert({ id: "RUN-1", goal: "ship", status: "active" }, new Date().toISOString()),
-	);
-	const call = async <T>(tool: string, args: Record<string, unknown>) => {
-		const out = await p.call(tool, args);
-		expectDeclaredOutput(tool, out);
-		return out as T;
-	};
-	const { task } = await call<{ task: { id: string } }>("task.create", {
-		title: "Change",
-		body_md: "Do it.",
-	});
+	if (options.git !== false && !options.nested) commitAll(p.root);
+	await addRun(p, "RUN-1");
+	const f = await taskFlow(p);
+	const call = async <T>(tool: string, args: Record<string, unknown>) => (await f.call(tool, args)) as T;
 	const snapshot = async () => {
 		const { proposals, transactions, last_event_id } = await call<Record<string, unknown>>(
 			"table.get_state",
@@ -167,33 +144,12 @@ async function setup(files: Files, options: { git?: boolean; nested?: boolean } 
 		p,
 		files: () => Object.fromEntries(Object.entries(tree(p.root)).filter(([k]) => !own.has(k))),
 		call,
-		async claim(path) {
-			const out = await call<{ claim: { id: string } }>("resource.claim", {
-				resource_type: "file",
-				resource_id: `file:${path}`,
-				claim_type: "write",
-				task_id: task.id,
-				agent_id: "implementer-1",
-			});
-			return out.claim.id;
-		},
-		async propose(patch) {
-			const out = await call<{ proposal: { id: string } }>("proposal.create", {
-				task_id: task.id,
-				agent_id: "implementer-1",
-				title: "A change",
-				summary_md: "What and why.",
-				affected_resources: [],
-				risk: "normal",
-				patch,
-			});
-			return out.proposal.id;
-		},
+		claim: (path) => f.claim("implementer-1", path),
+		propose: async (patch) => (await f.propose({ patch })).id,
 		async approved(patch) {
 			const id = await t.propose(patch);
 			await call("proposal.request_review", { proposal_id: id });
-			for (const agent of ["architect-1", "reviewer-1"])
-				await call("vote.cast", { proposal_id: id, agent_id: agent, vote: "approve", reason_md: "Fine." });
+			for (const agent of ["architect-1", "reviewer-1"]) await f.vote(id, agent);
 			return id;
 		},
 		apply: (proposal, args = {}) => call<Applied>("patch.apply", { proposal_id: proposal, ...args }),
@@ -216,29 +172,7 @@ async function nestedProject(): Promise<Project> {
 	git(outer, "init", "-q");
 	const root = join(outer, "pkg");
 	mkdirSync(root);
-	await initProject(root);
-	const rt = openRuntime(root);
-	const ctx = operatorContext("internal");
-	afterAll(() => rt.close());
-	const run = (tool: string, args: unknown = {}) =>
-		call(rt, tool, args, ctx) as Promise<Record<string, unknown>>;
-	return {
-		root: rt.root,
-		rt,
-		ctx,
-		call: run,
-		fail: (tool, args = {}) =>
-			run(tool, args).then(
-				() => {
-					throw new Error(`${tool} succeeded but was expected to fail`);
-				},
-				(err: unknown) => {
-					if (err instanceof ToolError) return err;
-					throw err;
-				},
-			),
-		close: () => rt.close(),
-	};
+	return makeProject({ root });
 }
 
 /** One file, claimed and changed by an approved proposal. */

@@ -1,5 +1,5 @@
-// Small helpers shared by the turn and Chair tests: runs inserted directly, the Chair ticked in
-// process, the turns table and the event log read back, agents disabled as an operator would.
+// Small helpers shared by the turn and Chair tests: runs finished directly, the Chair ticked in
+// process, the turns table and the event log read back.
 import { setSystemTime } from "bun:test";
 import { type TickReport, tick } from "../src/chair/tick.ts";
 import type { RunStatus } from "../src/domain/statuses.ts";
@@ -16,23 +16,8 @@ export interface Event {
 	created_at: string;
 }
 
-/** Inserts a run straight into the store (what `roundtable run` would create). */
-export function addRun(p: Project, id: string, status: RunStatus = "active") {
-	return p.rt.store.withTransaction("write", (tx) =>
-		tx.runs.insert({ id, goal: `goal of ${id}`, status }, new Date().toISOString()),
-	);
-}
-
 export function setRunStatus(p: Project, id: string, status: Exclude<RunStatus, "active">) {
 	return p.rt.store.withTransaction("write", (tx) => tx.runs.finish(id, status, new Date().toISOString()));
-}
-
-export async function disableAgent(p: Project, id: string) {
-	await p.rt.store.withTransaction("write", async (tx) => {
-		const agent = await tx.agents.get(id);
-		if (!agent) throw new Error(`no agent ${id}`);
-		await tx.agents.update({ ...agent, enabled: false, disabled_by: "operator" }, new Date().toISOString());
-	});
 }
 
 /** One Chair tick of the run, its log lines collected. */

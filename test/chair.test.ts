@@ -25,10 +25,8 @@ import type { TaskStatus } from "../src/domain/statuses.ts";
 import { patchPath } from "../src/patches.ts";
 import { databasePath, openRuntime } from "../src/runtime.ts";
 import {
-	addRun,
 	chairTick,
 	completeTurn,
-	disableAgent,
 	events,
 	floorOf,
 	manualClock,
@@ -36,7 +34,7 @@ import {
 	startTurn,
 	turnOf,
 } from "./chair-helpers.ts";
-import { makeProject, type Project, REPO } from "./helpers.ts";
+import { addRun, disableAgent, makeProject, type Project, REPO } from "./helpers.ts";
 
 afterEach(() => setSystemTime());
 

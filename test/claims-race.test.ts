@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { allEvents, makeProject, REPO } from "./helpers.ts";
+import { allEvents, atBarrier, makeProject } from "./helpers.ts";
 
 interface Report {
 	agent: string;
@@ -21,43 +21,12 @@ test("eight processes race for one write claim: one wins, seven get conflict nam
 		task: { id: string };
 	};
 
-	const children = Array.from({ length: 8 }, (_, i) =>
-		Bun.spawn(
-			[
-				process.execPath,
-				join(REPO, "test/fixtures-scripts/claim-race.ts"),
-				p.root,
-				`implementer-${i + 1}`,
-				task.id,
-			],
-			{
-				stdin: "pipe",
-				stdout: "pipe",
-				stderr: "inherit",
-			},
-		),
+	const racers = await atBarrier(
+		"claim-race.ts",
+		Array.from({ length: 8 }, (_, i) => [p.root, `implementer-${i + 1}`, task.id]),
 	);
-	const readers = children.map((c) => c.stdout.getReader());
-	const readLine = async (i: number) => {
-		let text = "";
-		while (!text.includes("\n")) {
-			const { value, done } = await (readers[i] as ReadableStreamDefaultReader<Uint8Array>).read();
-			if (done) break;
-			text += new TextDecoder().decode(value);
-		}
-		return text;
-	};
-	expect(await Promise.all(children.map((_, i) => readLine(i)))).toEqual(Array(8).fill("ready\n"));
-	for (const c of children) {
-		c.stdin.write("go\n");
-		c.stdin.end();
-	}
-	const reports = (await Promise.all(children.map((_, i) => readLine(i)))).map(
-		(l) => JSON.parse(l) as Report,
-	);
-	expect(await Promise.all(children.map((c) => c.exited))).toEqual(Array(8).fill(0));
+	const reports = (await racers.go()).map((l) => JSON.parse(l) as Report);
 
-	// The attempts overlap in time: every one started before the first one finished.
 	// The attempts overlap in time: sorted by start, each begins before the ones before it have all
 	// finished, so from the first start to the last end some attempt was always in flight.
 	const byStart = [...reports].sort((a, b) => a.start - b.start);

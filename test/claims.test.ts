@@ -2,19 +2,21 @@
 // and the expiry sweep, through the real dispatcher and a real SQLite database: the mode matrix,
 // overlap rules, the state machine, base hashes, reconcile, filters and paging, and events.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { argNames, findTool } from "../src/registry/index.ts";
 import type { ClaimRecord, ResourceRecord } from "../src/registry/records.ts";
 import { expireDueClaims, revokeClaim } from "../src/tools/resources.ts";
 import {
 	allEvents,
+	disableAgent,
 	expectDeclaredOutput,
 	makeProject,
 	type Project,
 	RFC3339_MS_UTC,
 	tempDir,
 	UUID7,
+	write,
 } from "./helpers.ts";
 
 const CLAIM_ID = new RegExp(`^C-${UUID7}$`);
@@ -95,10 +97,7 @@ async function table(config?: string): Promise<Table> {
 				claim_type: mode,
 			}),
 		refuse: (args) => p.fail("resource.claim", { task_id: taskId, claim_type: "write", ...args }),
-		write(path, text) {
-			mkdirSync(dirname(join(p.root, path)), { recursive: true });
-			writeFileSync(join(p.root, path), text);
-		},
+		write: (path, text) => write(p.root, path, text),
 		events: async (type) => (await allEvents(p)).filter((e) => e.type === type),
 	};
 }
@@ -955,11 +954,7 @@ describe("resource.claim: arguments", () => {
 		expect(unknown.code).toBe("not_found");
 		expect(unknown.details).toMatchObject({ did_you_mean: "implementer-1" });
 
-		await t.p.rt.store.withTransaction("write", async (tx) => {
-			const agent = await tx.agents.get("implementer-2");
-			if (!agent) throw new Error("no implementer-2");
-			await tx.agents.update({ ...agent, enabled: false, disabled_by: "operator" }, new Date().toISOString());
-		});
+		await disableAgent(t.p, "implementer-2");
 		const disabled = await t.refuse({
 			agent_id: "implementer-2",
 			resource_type: "file",
@@ -1022,8 +1017,7 @@ describe("base hashes", () => {
 	test("file: sha256 of its bytes; a missing file: ''", async () => {
 		const t = await table();
 		const bytes = new Uint8Array([0x68, 0x69, 0x0a, 0x00, 0xff, 0xfe]);
-		mkdirSync(join(t.p.root, "bin"), { recursive: true });
-		writeFileSync(join(t.p.root, "bin/blob.dat"), bytes);
+		write(t.p.root, "bin/blob.dat", bytes);
 		const f = await t.file("implementer-1", "bin/blob.dat");
 		expect(f.claim.base_hash).toBe(sha256(bytes));
 		expect(f.resource.current_hash).toBe(sha256(bytes));

@@ -2,19 +2,13 @@
 // .mcp.json) that launches `roundtable mcp stdio` for this project. Only Roundtable's own entry is
 // written; the rest of each file is kept; nothing outside the project (HOME) is touched.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { MAIN, tempDir } from "./helpers.ts";
+import { write as put, type CliResult as Result, runCli, tempDir } from "./helpers.ts";
 
 const CODEX = ".codex/config.toml";
 const CLAUDE = ".mcp.json";
 const SERVER_JSON = ".roundtable/mcp/server.json";
-
-interface Result {
-	code: number;
-	stdout: string;
-	stderr: string;
-}
 
 /** A home directory of its own for every run, so that a write to global config would show. */
 const homes: string[] = [];
@@ -23,11 +17,8 @@ const homes: string[] = [];
 async function init(root: string, args: string[] = [], cwd?: string): Promise<Result> {
 	const home = realpathSync(tempDir("rt-home-"));
 	homes.push(home);
-	const proc = Bun.spawn([process.execPath, MAIN, "init", "--root", root, ...args], {
+	return runCli(["init", "--root", root, ...args], {
 		cwd: cwd ?? root,
-		stdin: "ignore",
-		stdout: "pipe",
-		stderr: "pipe",
 		env: {
 			...process.env,
 			HOME: home,
@@ -39,20 +30,10 @@ async function init(root: string, args: string[] = [], cwd?: string): Promise<Re
 			BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0",
 		},
 	});
-	const [stdout, stderr, code] = await Promise.all([
-		new Response(proc.stdout).text(),
-		new Response(proc.stderr).text(),
-		proc.exited,
-	]);
-	return { code, stdout, stderr };
 }
 
 const project = () => realpathSync(tempDir("rt-clients-"));
 const read = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");
-const put = (root: string, rel: string, content: string) => {
-	mkdirSync(dirname(join(root, rel)), { recursive: true });
-	writeFileSync(join(root, rel), content);
-};
 
 /** What a client run from source should be told to launch for this project. */
 const expectedEntry = (root: string) => ({

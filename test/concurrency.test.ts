@@ -1,7 +1,6 @@
 // Two writers on one database at the same time: nothing lost, nothing doubled, no error.
 import { expect, test } from "bun:test";
-import { join } from "node:path";
-import { allEvents, makeProject, REPO, runCli } from "./helpers.ts";
+import { allEvents, atBarrier, makeProject, runCli } from "./helpers.ts";
 
 interface Report {
 	start: number;
@@ -16,32 +15,12 @@ async function countTasks(p: Awaited<ReturnType<typeof makeProject>>, prefix: st
 
 test("two processes × 300 task.create through the dispatcher, released together", async () => {
 	const p = await makeProject();
-	const children = ["A", "B"].map((label) =>
-		Bun.spawn([process.execPath, join(REPO, "test/fixtures-scripts/create-tasks.ts"), p.root, "300", label], {
-			stdin: "pipe",
-			stdout: "pipe",
-			stderr: "inherit",
-		}),
-	);
-	const readers = children.map((c) => c.stdout.getReader());
-	const decoder = new TextDecoder();
-	const readLine = async (i: number) => {
-		let text = "";
-		while (!text.includes("\n")) {
-			const { value, done } = await (readers[i] as ReadableStreamDefaultReader<Uint8Array>).read();
-			if (done) break;
-			text += decoder.decode(value);
-		}
-		return text;
-	};
 	// Start barrier: both have opened the database before either starts writing.
-	expect(await Promise.all([readLine(0), readLine(1)])).toEqual(["ready\n", "ready\n"]);
-	for (const c of children) {
-		c.stdin.write("go\n");
-		c.stdin.end();
-	}
-	const reports = (await Promise.all([readLine(0), readLine(1)])).map((l) => JSON.parse(l) as Report);
-	expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0]);
+	const writers = await atBarrier("create-tasks.ts", [
+		[p.root, "300", "A"],
+		[p.root, "300", "B"],
+	]);
+	const reports = (await writers.go()).map((l) => JSON.parse(l) as Report);
 
 	const [a, b] = reports as [Report, Report];
 	expect(a.errors).toEqual([]);

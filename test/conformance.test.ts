@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { initProject } from "../src/init/index.ts";
-import { MAIN, REPO, tempDir } from "./helpers.ts";
+import { MAIN, REPO, readyLine, runProcess, tempDir } from "./helpers.ts";
 
 const CONFORMANCE = join(REPO, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const SCENARIOS = [
@@ -21,27 +21,6 @@ let owner: Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let port = 0;
 let ownerStderr: Promise<string> = Promise.resolve("");
 
-/** Reads the owner's stdout until its ready line, and returns that line. */
-async function readyLine(proc: Subprocess<"ignore", "pipe", "pipe">, ms: number): Promise<string> {
-	const reader = proc.stdout.getReader();
-	const decoder = new TextDecoder();
-	let text = "";
-	const deadline = Date.now() + ms;
-	try {
-		while (!text.includes("\n")) {
-			const left = deadline - Date.now();
-			if (left <= 0) throw new Error(`no ready line within ${ms} ms; stdout so far: ${text}`);
-			const chunk = await Promise.race([reader.read(), Bun.sleep(left).then(() => undefined)]);
-			if (!chunk) continue;
-			if (chunk.done) throw new Error(`the owner closed stdout before its ready line: ${text}`);
-			text += decoder.decode(chunk.value, { stream: true });
-		}
-	} finally {
-		reader.releaseLock();
-	}
-	return text.split("\n")[0] as string;
-}
-
 beforeAll(async () => {
 	root = tempDir("rt-conformance-");
 	mkdirSync(join(root, ".roundtable"), { recursive: true });
@@ -54,7 +33,7 @@ beforeAll(async () => {
 		stderr: "pipe",
 	});
 	ownerStderr = new Response(owner.stderr).text();
-	const line = await readyLine(owner, 15_000);
+	const { ready: line } = await readyLine(owner, 15_000, () => ownerStderr);
 	const url = /\bhttp=(http:\/\/127\.0\.0\.1:(\d+)\/mcp)\b/.exec(line);
 	if (!url) throw new Error(`unexpected ready line: ${line}`);
 	port = Number(url[2]);
@@ -74,7 +53,7 @@ describe("MCP conformance suite against `roundtable start`", () => {
 		test(scenario, async () => {
 			expect(port).toBeGreaterThan(0);
 			const out = tempDir("rt-conformance-out-");
-			const proc = Bun.spawn(
+			const { stdout, stderr, code } = await runProcess(
 				[
 					process.execPath,
 					CONFORMANCE,
@@ -87,13 +66,8 @@ describe("MCP conformance suite against `roundtable start`", () => {
 					"-o",
 					out,
 				],
-				{ cwd: REPO, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+				{ cwd: REPO },
 			);
-			const [stdout, stderr, code] = await Promise.all([
-				new Response(proc.stdout).text(),
-				new Response(proc.stderr).text(),
-				proc.exited,
-			]);
 			const output = `${stdout}\n${stderr}`;
 			if (code !== 0 || !/\b0 failed\b/.test(output)) console.log(output);
 			expect(code).toBe(0);

@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import type { DecisionRecord, EventRecord } from "../src/registry/records.ts";
 import {
+	addRun,
 	allEvents,
 	expectDeclaredOutput,
 	makeProject,
@@ -27,12 +28,6 @@ const stored = (p: Project, id: string) => p.rt.store.withTransaction("read", (t
 
 const events = async (p: Project) => (await allEvents(p)) as unknown as EventRecord[];
 const decisionEvents = async (p: Project) => (await events(p)).filter((e) => e.type === "decision.recorded");
-
-async function makeRun(p: Project, id: string) {
-	await p.rt.store.withTransaction("write", (tx) =>
-		tx.runs.insert({ id, goal: "g", status: "active" }, new Date().toISOString()),
-	);
-}
 
 describe("decision.record", () => {
 	test("returns the stored record with a D- id, null links, revision 1 and RFC 3339 timestamps", async () => {
@@ -59,7 +54,7 @@ describe("decision.record", () => {
 
 	test("links a task and a run that exist", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-d");
+		await addRun(p, "RUN-d");
 		await p.call("task.create", { task_id: "T-d", title: "t", body_md: "b" });
 		const d = await decide(p, { task_id: "T-d", run_id: "RUN-d" });
 		expect(d).toMatchObject({ task_id: "T-d", run_id: "RUN-d", proposal_id: null });
@@ -68,7 +63,7 @@ describe("decision.record", () => {
 
 	test("appends decision.recorded with decided_by in the payload", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-e");
+		await addRun(p, "RUN-e");
 		await p.call("task.create", { task_id: "T-e", title: "t", body_md: "b" });
 		const d = await decide(p, {
 			decision: "ship it",

@@ -2,9 +2,9 @@
 // initialized project: manifests and lockfiles of every ecosystem, imports of source files, target
 // kinds, malformed files and the path guard.
 import { describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { expectDeclaredOutput, makeProject, REPO, tempDir } from "./helpers.ts";
+import { cpSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expectDeclaredOutput, makeProject, REPO, tempDir, write } from "./helpers.ts";
 
 interface Dep {
 	name: string;
@@ -38,10 +38,7 @@ interface Context {
 
 const p = await makeProject();
 cpSync(join(REPO, "fixtures", "deps"), p.root, { recursive: true });
-const put = (rel: string, content: string) => {
-	mkdirSync(dirname(join(p.root, rel)), { recursive: true });
-	writeFileSync(join(p.root, rel), content);
-};
+const put = (rel: string, content: string) => write(p.root, rel, content);
 
 async function context(path: string): Promise<Context> {
 	const out = await p.call("repo.dependency_context", { path });

@@ -2,28 +2,10 @@
 // decision counts for the current patch revision) and security reviews (auto-scan of a proposal or a
 // resource, manual verdicts), over a real git repository.
 import { afterEach, describe, expect, setSystemTime, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { type CallContext, operatorContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
-import { ToolError } from "../src/errors.ts";
-import { allEvents, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
+import { type Flow as BaseFlow, flow as baseFlow } from "./flow-helpers.ts";
+import { allEvents, diffOf } from "./helpers.ts";
 
-interface Gate {
-	gate: string;
-	ok: boolean;
-	reason: string;
-}
-interface Validation {
-	valid: boolean;
-	approvable: boolean;
-	gates: Gate[];
-}
-interface Proposal {
-	id: string;
-	task_id: string;
-	patch_revision: number;
-}
 interface Approval {
 	id: string;
 	proposal_id: string | null;
@@ -59,25 +41,6 @@ interface Review {
 	patch_revision: number | null;
 }
 
-function git(root: string, ...args: string[]): string {
-	const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
-	if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-	return r.stdout.toString();
-}
-
-function write(root: string, path: string, text: string) {
-	mkdirSync(dirname(join(root, path)), { recursive: true });
-	writeFileSync(join(root, path), text);
-}
-
-/** A diff made by real git: edit, diff, restore. */
-function diffOf(root: string, path: string, text: string): string {
-	write(root, path, text);
-	const patch = git(root, "diff", "--", path);
-	git(root, "checkout", "--", path);
-	return patch;
-}
-
 const agentCtx = (agent_id: string, role: string): CallContext => ({
 	...operatorContext("internal"),
 	principal: { kind: "agent", agent_id, role, session_id: "s" },
@@ -87,15 +50,7 @@ const agentCtx = (agent_id: string, role: string): CallContext => ({
 const AWS_KEY = ["AKIA", "EXAMPLEEXAMPLE00"].join("");
 const PASSWORD_LINE = 'const dbPassword = "q7Vx9LmP2rTz";';
 
-interface Flow {
-	p: Project;
-	task: string;
-	call: (tool: string, args: Record<string, unknown>, ctx?: CallContext) => Promise<Record<string, unknown>>;
-	fail: (tool: string, args: Record<string, unknown>, ctx?: CallContext) => Promise<ToolError>;
-	claim: (agent: string, path: string) => Promise<string>;
-	propose: (args: Record<string, unknown>) => Promise<Proposal>;
-	validate: (proposal: string) => Promise<Validation>;
-	gate: (v: Validation, name: string) => Gate;
+interface Flow extends BaseFlow {
 	request: (
 		proposal: string | undefined,
 		extra?: Record<string, unknown>,
@@ -110,65 +65,14 @@ interface Flow {
 	review: (args: Record<string, unknown>) => Promise<{ review: Review; findings: Finding[] }>;
 }
 
+/** The shared flow, proposing at high risk by default, with approvals and security reviews. */
 async function flow(files: Record<string, string>): Promise<Flow> {
-	const p = await makeProject();
-	for (const [path, text] of Object.entries(files)) write(p.root, path, text);
-	git(p.root, "init", "-q");
-	git(p.root, "add", ".");
-	git(p.root, "commit", "-qm", "start");
-	const callTool = async (tool: string, args: Record<string, unknown>, ctx: CallContext = p.ctx) => {
-		const out = (await call(p.rt, tool, args, ctx)) as Record<string, unknown>;
-		expectDeclaredOutput(tool, out);
-		return out;
-	};
-	const { task } = (await callTool("task.create", { title: "Change things", body_md: "Do it." })) as {
-		task: { id: string };
-	};
+	const f = await baseFlow(files);
 	return {
-		p,
-		task: task.id,
-		call: callTool,
-		async fail(tool, args, ctx = p.ctx) {
-			try {
-				await call(p.rt, tool, args, ctx);
-			} catch (err) {
-				if (err instanceof ToolError) return err;
-				throw err;
-			}
-			throw new Error(`${tool} succeeded but was expected to fail`);
-		},
-		async claim(agent, path) {
-			const out = (await callTool("resource.claim", {
-				resource_type: "file",
-				resource_id: `file:${path}`,
-				claim_type: "write",
-				task_id: task.id,
-				agent_id: agent,
-			})) as { claim: { id: string } };
-			return out.claim.id;
-		},
-		async propose(args) {
-			const out = (await callTool("proposal.create", {
-				task_id: task.id,
-				agent_id: "implementer-1",
-				title: "A change",
-				summary_md: "What and why.",
-				affected_resources: [],
-				risk: "high",
-				...args,
-			})) as { proposal: Proposal };
-			return out.proposal;
-		},
-		async validate(proposal) {
-			return (await callTool("patch.validate", { proposal_id: proposal })) as unknown as Validation;
-		},
-		gate(v, name) {
-			const g = v.gates.find((x) => x.gate === name);
-			if (!g) throw new Error(`no gate ${name}: ${JSON.stringify(v.gates)}`);
-			return g;
-		},
-		async request(proposal, extra = {}, ctx = p.ctx) {
-			const out = (await callTool(
+		...f,
+		propose: (args) => f.propose({ risk: "high", ...args }),
+		async request(proposal, extra = {}, ctx = f.p.ctx) {
+			const out = (await f.call(
 				"human.request_approval",
 				{
 					subject: "Please approve",
@@ -180,8 +84,8 @@ async function flow(files: Record<string, string>): Promise<Flow> {
 			)) as { approval: Approval };
 			return out.approval;
 		},
-		async decide(id, status, extra = {}, ctx = p.ctx) {
-			const out = (await callTool(
+		async decide(id, status, extra = {}, ctx = f.p.ctx) {
+			const out = (await f.call(
 				"human.request_approval",
 				{ approval_id: id, subject: "Please approve", reason_md: "It is risky.", status, ...extra },
 				ctx,
@@ -189,7 +93,7 @@ async function flow(files: Record<string, string>): Promise<Flow> {
 			return out.approval;
 		},
 		async review(args) {
-			return (await callTool("security.review", args)) as unknown as { review: Review; findings: Finding[] };
+			return (await f.call("security.review", args)) as unknown as { review: Review; findings: Finding[] };
 		},
 	};
 }

@@ -1,11 +1,13 @@
 // Shared test scaffolding: real temp directories, real SQLite files, the real CLI in a subprocess.
 import { afterAll, expect } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type } from "arktype";
+import type { Subprocess } from "bun";
 import { type CallContext, operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
+import type { RunStatus } from "../src/domain/statuses.ts";
 import { ToolError } from "../src/errors.ts";
 import { initProject } from "../src/init/index.ts";
 import { findTool } from "../src/registry/index.ts";
@@ -44,16 +46,15 @@ export interface Project {
 	ctx: CallContext;
 	/** Calls a tool through the dispatcher; rejects with a ToolError. */
 	call(tool: string, args?: unknown): Promise<Record<string, unknown>>;
-	/** Calls a tool that must fail and returns its error. */
-	fail(tool: string, args?: unknown): Promise<ToolError>;
+	/** Calls a tool that must fail (as `ctx`, the operator by default) and returns its error. */
+	fail(tool: string, args?: unknown, ctx?: CallContext): Promise<ToolError>;
 	close(): void;
 }
 
-/** An initialized project (config, agents, database) with an open runtime. */
-export async function makeProject(options: { config?: string } = {}): Promise<Project> {
-	const root = tempDir();
+/** An initialized project (config, agents, database) with an open runtime; in a fresh directory unless `root` is given. */
+export async function makeProject(options: { config?: string; root?: string } = {}): Promise<Project> {
+	const root = options.root ?? tempDir();
 	if (options.config !== undefined) {
-		const { mkdirSync } = await import("node:fs");
 		mkdirSync(join(root, ".roundtable"), { recursive: true });
 		writeFileSync(join(root, ".roundtable", "config.yaml"), options.config);
 	}
@@ -65,9 +66,9 @@ export async function makeProject(options: { config?: string } = {}): Promise<Pr
 		rt,
 		ctx,
 		call: (tool, args = {}) => call(rt, tool, args, ctx) as Promise<Record<string, unknown>>,
-		async fail(tool, args = {}) {
+		async fail(tool, args = {}, as = ctx) {
 			try {
-				await call(rt, tool, args, ctx);
+				await call(rt, tool, args, as);
 			} catch (err) {
 				if (err instanceof ToolError) return err;
 				throw err;
@@ -80,19 +81,74 @@ export async function makeProject(options: { config?: string } = {}): Promise<Pr
 	return project;
 }
 
+/** Inserts a run straight into the store (what `roundtable run` would create). */
+export function addRun(p: Project, id: string, status: RunStatus = "active") {
+	return p.rt.store.withTransaction("write", (tx) =>
+		tx.runs.insert({ id, goal: `goal of ${id}`, status }, new Date().toISOString()),
+	);
+}
+
+/** Disables an agent as the operator would. */
+export async function disableAgent(p: Project, id: string) {
+	await p.rt.store.withTransaction("write", async (tx) => {
+		const agent = await tx.agents.get(id);
+		if (!agent) throw new Error(`no agent ${id}`);
+		await tx.agents.update({ ...agent, enabled: false, disabled_by: "operator" }, new Date().toISOString());
+	});
+}
+
+/** Real git in `root`, with a committer identity; throws on a non-zero exit, returns stdout. */
+export function git(root: string, ...args: string[]): string {
+	const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
+	if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
+	return r.stdout.toString();
+}
+
+/** Writes `root/path`, creating its directories. */
+export function write(root: string, path: string, text: string | Uint8Array) {
+	mkdirSync(dirname(join(root, path)), { recursive: true });
+	writeFileSync(join(root, path), text);
+}
+
+/** Writes `files` (path → text) into `root` and commits everything there as a new git repository. */
+export function commitAll(root: string, files: Record<string, string> = {}) {
+	for (const [path, text] of Object.entries(files)) write(root, path, text);
+	git(root, "init", "-q");
+	git(root, "add", ".");
+	git(root, "commit", "-qm", "start");
+}
+
+/** A diff made by real git: edit, diff, restore. */
+export function diffOf(root: string, path: string, text: string): string {
+	write(root, path, text);
+	const patch = git(root, "diff", "--", path);
+	git(root, "checkout", "--", path);
+	return patch;
+}
+
 export interface CliResult {
 	code: number;
 	stdout: string;
 	stderr: string;
 }
 
-/** Runs the real CLI (`bun src/main.ts …`) in a subprocess. */
-export async function runCli(
-	args: string[],
-	options: { cwd?: string; stdin?: string } = {},
-): Promise<CliResult> {
-	const proc = Bun.spawn([process.execPath, MAIN, ...args], {
-		cwd: options.cwd ?? REPO,
+interface RunOptions {
+	cwd?: string;
+	/** Written to the child's stdin, which is otherwise closed. */
+	stdin?: string;
+	env?: Record<string, string | undefined>;
+}
+
+/** Runs the real CLI (`bun src/main.ts …`) in a subprocess, from the repository unless `cwd` is given. */
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+	return runProcess([process.execPath, MAIN, ...args], { ...options, cwd: options.cwd ?? REPO });
+}
+
+/** Runs `argv` to its end, its output collected. */
+export async function runProcess(argv: string[], options: RunOptions = {}): Promise<CliResult> {
+	const proc = Bun.spawn(argv, {
+		cwd: options.cwd,
+		env: options.env ?? process.env,
 		stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
 		stdout: "pipe",
 		stderr: "pipe",
@@ -103,6 +159,98 @@ export async function runCli(
 		proc.exited,
 	]);
 	return { code, stdout, stderr };
+}
+
+/**
+ * Reads a child's stdout up to its first line (an owner's ready line), failing after `ms`; `stdout`
+ * is all of it, that line included, once the child closes it. `stderr` only makes a failure clearer.
+ */
+export async function readyLine(
+	proc: Subprocess<"ignore", "pipe", "pipe">,
+	ms = 20_000,
+	stderr: () => string | Promise<string> = () => "",
+): Promise<{ ready: string; stdout: Promise<string> }> {
+	const reader = proc.stdout.getReader();
+	const decoder = new TextDecoder();
+	let text = "";
+	const deadline = Date.now() + ms;
+	while (!text.includes("\n")) {
+		const next = await Promise.race([
+			reader.read(),
+			Bun.sleep(Math.max(0, deadline - Date.now())).then(() => "timeout" as const),
+		]);
+		if (next === "timeout") throw new Error(`no ready line within ${ms} ms; stdout so far: ${text}`);
+		if (next.done) {
+			await proc.exited;
+			throw new Error(`exited (${proc.exitCode}) before its ready line: ${text} ${await stderr()}`);
+		}
+		text += decoder.decode(next.value, { stream: true });
+	}
+	const ready = text.slice(0, text.indexOf("\n"));
+	const stdout = (async () => {
+		for (;;) {
+			const { value, done } = await reader.read();
+			if (done) return text;
+			text += decoder.decode(value, { stream: true });
+		}
+	})();
+	return { ready, stdout };
+}
+
+/** Polls `check` until it gives something truthy, and returns that; fails after `ms`, naming `what`. */
+export async function until<T>(
+	check: () => T | Promise<T>,
+	ms: number,
+	what: string,
+): Promise<Exclude<T, false | null | undefined | 0 | "">> {
+	const deadline = performance.now() + ms;
+	for (;;) {
+		const value = await check();
+		if (value) return value as Exclude<T, false | null | undefined | 0 | "">;
+		if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+		await Bun.sleep(10);
+	}
+}
+
+/**
+ * One child per entry of `argvs`, each running test/fixtures-scripts/`script` with that argv, held at a
+ * start barrier: resolves once every child printed "ready". `go(line)` then writes `line` to each and
+ * closes its stdin, and returns the next line each prints, once every child exited 0.
+ */
+export async function atBarrier(script: string, argvs: string[][]) {
+	const children = argvs.map((argv) =>
+		Bun.spawn([process.execPath, join(REPO, "test/fixtures-scripts", script), ...argv], {
+			stdin: "pipe",
+			stdout: "pipe",
+			stderr: "inherit",
+		}),
+	);
+	const readers = children.map((c) => c.stdout.getReader());
+	const buffers = children.map(() => "");
+	const readLine = async (i: number) => {
+		while (!buffers[i]?.includes("\n")) {
+			const { value, done } = await (readers[i] as ReadableStreamDefaultReader<Uint8Array>).read();
+			if (done) break;
+			buffers[i] += new TextDecoder().decode(value);
+		}
+		const text = buffers[i] as string;
+		const cut = text.indexOf("\n") + 1;
+		buffers[i] = text.slice(cut);
+		return text.slice(0, cut);
+	};
+	const lines = () => Promise.all(children.map((_, i) => readLine(i)));
+	expect(await lines()).toEqual(Array(children.length).fill("ready\n"));
+	return {
+		async go(line = "go\n"): Promise<string[]> {
+			for (const c of children) {
+				c.stdin.write(line);
+				c.stdin.end();
+			}
+			const out = await lines();
+			expect(await Promise.all(children.map((c) => c.exited))).toEqual(Array(children.length).fill(0));
+			return out;
+		},
+	};
 }
 
 /** Every event in the project, oldest first. */

@@ -7,7 +7,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { TOOLS } from "../src/registry/index.ts";
 import { type HttpOptions, type HttpServer, startHttp } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
-import { MAIN, makeProject, type Project, REPO } from "./helpers.ts";
+import { makeProject, type Project, REPO, runCli } from "./helpers.ts";
 
 const PROTOCOL = "2025-11-25";
 const POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -812,25 +812,15 @@ describe("table.watch wake-ups over HTTP", () => {
 		watching.catch(() => {}); // reported where it is awaited
 		await waitFor("the watch to be waiting", () => inflight.size === 1, 5000);
 		const spawnedAt = Date.now();
-		const child = Bun.spawn(
-			[
-				process.execPath,
-				MAIN,
-				"mcp",
-				"call",
-				"--tool",
-				"task.create",
-				"--args",
-				JSON.stringify({ title: "from another process", body_md: "b" }),
-				"--root",
-				p.root,
-			],
-			{ cwd: REPO, stdout: "pipe", stderr: "pipe" },
-		);
-		const [stdout, stderr, code] = await Promise.all([
-			new Response(child.stdout).text(),
-			new Response(child.stderr).text(),
-			child.exited,
+		const { code, stdout, stderr } = await runCli([
+			"mcp",
+			"call",
+			"--tool",
+			"task.create",
+			"--args",
+			JSON.stringify({ title: "from another process", body_md: "b" }),
+			"--root",
+			p.root,
 		]);
 		const exitedAt = Date.now();
 		expect({ code, stderr }).toEqual({ code: 0, stderr: "" });

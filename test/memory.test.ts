@@ -51,12 +51,14 @@ async function memoryRows(p: Project): Promise<MemoryRecord[]> {
 const events = async (p: Project) => (await allEvents(p)) as unknown as EventRecord[];
 const eventsOfType = async (p: Project, t: string) => (await events(p)).filter((e) => e.type === t);
 
-async function expectNoEffect(p: Project, fn: () => Promise<unknown>) {
+/** Calls a tool that must fail and proves the failure changed no memory row and appended no event. */
+async function failsWithoutEffect(p: Project, tool: string, args: Record<string, unknown>) {
 	const rowsBefore = await memoryRows(p);
 	const eventsBefore = (await events(p)).length;
-	await fn();
+	const err = await p.fail(tool, args);
 	expect(await memoryRows(p)).toEqual(rowsBefore);
 	expect((await events(p)).length).toBe(eventsBefore);
+	return err;
 }
 
 /** Unrelated entries, so that the words a test searches for are rare in the corpus. */
@@ -118,19 +120,16 @@ describe("memory.record", () => {
 		const p = await makeProject();
 		const first = await record(p, { memory_id: "mem.conventions:1", title: "First" });
 		expect(first.id).toBe("mem.conventions:1");
-		let err: Awaited<ReturnType<Project["fail"]>> | undefined;
-		await expectNoEffect(p, async () => {
-			err = await p.fail("memory.record", {
-				memory_id: "mem.conventions:1",
-				scope: "project",
-				kind: "fact",
-				title: "Second",
-				body_md: "Replace it?",
-			});
+		const err = await failsWithoutEffect(p, "memory.record", {
+			memory_id: "mem.conventions:1",
+			scope: "project",
+			kind: "fact",
+			title: "Second",
+			body_md: "Replace it?",
 		});
-		expect(err?.code).toBe("already_exists");
-		expect(err?.message).toBe("memory entry mem.conventions:1 already exists");
-		expect(err?.details).toEqual({ memory_id: "mem.conventions:1" });
+		expect(err.code).toBe("already_exists");
+		expect(err.message).toBe("memory entry mem.conventions:1 already exists");
+		expect(err.details).toEqual({ memory_id: "mem.conventions:1" });
 		expect(await memoryRows(p)).toEqual([first]);
 	});
 
@@ -141,36 +140,30 @@ describe("memory.record", () => {
 		const entry = await record(p, { source_event_id: created.id, task_id: task.id });
 		expect(entry.source_event_id).toBe(created.id);
 
-		let err: Awaited<ReturnType<Project["fail"]>> | undefined;
-		await expectNoEffect(p, async () => {
-			err = await p.fail("memory.record", {
-				scope: "s",
-				kind: "k",
-				title: "t",
-				body_md: "b",
-				source_event_id: 999_999,
-			});
+		const err = await failsWithoutEffect(p, "memory.record", {
+			scope: "s",
+			kind: "k",
+			title: "t",
+			body_md: "b",
+			source_event_id: 999_999,
 		});
-		expect(err?.code).toBe("not_found");
-		expect(err?.message).toBe("event 999999 not found");
-		expect(err?.details).toEqual({ source_event_id: 999_999 });
+		expect(err.code).toBe("not_found");
+		expect(err.message).toBe("event 999999 not found");
+		expect(err.details).toEqual({ source_event_id: 999_999 });
 	});
 
 	test("task_id must name an existing task", async () => {
 		const p = await makeProject();
-		let err: Awaited<ReturnType<Project["fail"]>> | undefined;
-		await expectNoEffect(p, async () => {
-			err = await p.fail("memory.record", {
-				scope: "s",
-				kind: "k",
-				title: "t",
-				body_md: "b",
-				task_id: "T-x",
-			});
+		const err = await failsWithoutEffect(p, "memory.record", {
+			scope: "s",
+			kind: "k",
+			title: "t",
+			body_md: "b",
+			task_id: "T-x",
 		});
-		expect(err?.code).toBe("not_found");
-		expect(err?.message).toBe("task T-x not found");
-		expect(err?.details).toEqual({ task_id: "T-x" });
+		expect(err.code).toBe("not_found");
+		expect(err.message).toBe("task T-x not found");
+		expect(err.details).toEqual({ task_id: "T-x" });
 
 		await p.call("task.create", { task_id: "T-x", title: "t", body_md: "b" });
 		expect((await record(p, { task_id: "T-x" })).task_id).toBe("T-x");
@@ -178,19 +171,16 @@ describe("memory.record", () => {
 
 	test("proposal_id is not_found: no proposal exists yet", async () => {
 		const p = await makeProject();
-		let err: Awaited<ReturnType<Project["fail"]>> | undefined;
-		await expectNoEffect(p, async () => {
-			err = await p.fail("memory.record", {
-				scope: "s",
-				kind: "k",
-				title: "t",
-				body_md: "b",
-				proposal_id: "P-1",
-			});
+		const err = await failsWithoutEffect(p, "memory.record", {
+			scope: "s",
+			kind: "k",
+			title: "t",
+			body_md: "b",
+			proposal_id: "P-1",
 		});
-		expect(err?.code).toBe("not_found");
-		expect(err?.message).toBe("proposal P-1 not found");
-		expect(err?.details).toEqual({ proposal_id: "P-1" });
+		expect(err.code).toBe("not_found");
+		expect(err.message).toBe("proposal P-1 not found");
+		expect(err.details).toEqual({ proposal_id: "P-1" });
 	});
 
 	test("appends memory.recorded by the operator", async () => {
@@ -598,13 +588,13 @@ describe("memory.mark_stale", () => {
 		const p = await makeProject();
 		const entry = await record(p, {});
 		const stale = await markStale(p, { memory_id: entry.id, reason_md: "First reason." });
-		let err: Awaited<ReturnType<Project["fail"]>> | undefined;
-		await expectNoEffect(p, async () => {
-			err = await p.fail("memory.mark_stale", { memory_id: entry.id, reason_md: "Second reason." });
+		const err = await failsWithoutEffect(p, "memory.mark_stale", {
+			memory_id: entry.id,
+			reason_md: "Second reason.",
 		});
-		expect(err?.code).toBe("failed_precondition");
-		expect(err?.message).toBe(`memory entry ${entry.id} is already stale`);
-		expect(err?.details).toEqual({ memory_id: entry.id });
+		expect(err.code).toBe("failed_precondition");
+		expect(err.message).toBe(`memory entry ${entry.id} is already stale`);
+		expect(err.details).toEqual({ memory_id: entry.id });
 		expect(await memoryRows(p)).toEqual([stale]);
 	});
 
@@ -620,13 +610,14 @@ describe("memory.mark_stale", () => {
 		const p = await makeProject();
 		const a = await record(p, {});
 		const b = await record(p, {});
-		let err: Awaited<ReturnType<Project["fail"]>> | undefined;
-		await expectNoEffect(p, async () => {
-			err = await p.fail("memory.mark_stale", { memory_id: a.id, reason_md: "r", expected_revision: 2 });
+		const err = await failsWithoutEffect(p, "memory.mark_stale", {
+			memory_id: a.id,
+			reason_md: "r",
+			expected_revision: 2,
 		});
-		expect(err?.code).toBe("conflict");
-		expect(err?.message).toBe(`${a.id} is at revision 1, not 2`);
-		expect(err?.details).toEqual({ id: a.id, expected_revision: 2, actual_revision: 1 });
+		expect(err.code).toBe("conflict");
+		expect(err.message).toBe(`${a.id} is at revision 1, not 2`);
+		expect(err.details).toEqual({ id: a.id, expected_revision: 2, actual_revision: 1 });
 		expect((await markStale(p, { memory_id: b.id, reason_md: "r", expected_revision: 1 })).status).toBe(
 			"stale",
 		);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { callSocket } from "../src/transports/socket-client.ts";
 import { VERSION } from "../src/version.ts";
-import { MAIN, makeProject, type Project, RFC3339_MS_UTC, runCli } from "./helpers.ts";
+import { MAIN, makeProject, type Project, RFC3339_MS_UTC, readyLine, runCli } from "./helpers.ts";
 
 const LOOPBACK_ANY_PORT = "mcp:\n  http_address: 127.0.0.1:0\n";
 
@@ -27,17 +27,6 @@ afterAll(async () => {
 	}
 });
 
-function spawnCli(args: string[], env?: Record<string, string | undefined>) {
-	const proc = Bun.spawn([process.execPath, MAIN, ...args], {
-		stdin: "ignore",
-		stdout: "pipe",
-		stderr: "pipe",
-		env: env ?? process.env,
-	});
-	spawned.push(proc);
-	return proc;
-}
-
 /** Starts `start` (or another owner command) and waits for its ready line. */
 async function startOwner(
 	root: string,
@@ -45,33 +34,15 @@ async function startOwner(
 	extra: string[] = [],
 	env?: Record<string, string | undefined>,
 ): Promise<Owner> {
-	const proc = spawnCli([...command, "--root", root, ...extra], env);
+	const proc = Bun.spawn([process.execPath, MAIN, ...command, "--root", root, ...extra], {
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+		env: env ?? process.env,
+	});
+	spawned.push(proc);
 	const stderr = new Response(proc.stderr).text();
-	const reader = proc.stdout.getReader();
-	const decoder = new TextDecoder();
-	let text = "";
-	const deadline = Date.now() + 20_000;
-	while (!text.includes("\n")) {
-		const next = await Promise.race([
-			reader.read(),
-			Bun.sleep(Math.max(0, deadline - Date.now())).then(() => "timeout" as const),
-		]);
-		if (next === "timeout") throw new Error(`no ready line within 20 s; stdout so far: ${text}`);
-		if (next.done) {
-			await proc.exited;
-			throw new Error(`owner exited (${proc.exitCode}) before its ready line: ${await stderr}`);
-		}
-		text += decoder.decode(next.value, { stream: true });
-	}
-	const ready = text.slice(0, text.indexOf("\n"));
-	const stdout = (async () => {
-		let rest = text;
-		for (;;) {
-			const { value, done } = await reader.read();
-			if (done) return rest;
-			rest += decoder.decode(value, { stream: true });
-		}
-	})();
+	const { ready, stdout } = await readyLine(proc, 20_000, () => stderr);
 	return { proc, ready, stdout, stderr };
 }
 
@@ -301,12 +272,9 @@ describe("roundtable start", () => {
 		const env = { ...process.env };
 		delete env.ROUNDTABLE_MCP_TOKEN;
 		for (const extraEnv of [{}, { ROUNDTABLE_MCP_TOKEN: "a-token-but-no-tls" }]) {
-			const proc = spawnCli(["start", "--root", root], { ...env, ...extraEnv });
-			const [stdout, stderr, code] = await Promise.all([
-				new Response(proc.stdout).text(),
-				new Response(proc.stderr).text(),
-				proc.exited,
-			]);
+			const { stdout, stderr, code } = await runCli(["start", "--root", root], {
+				env: { ...env, ...extraEnv },
+			});
 			expect(code).toBe(1);
 			expect(stdout).toBe("");
 			expect(stderr).toContain("TLS");

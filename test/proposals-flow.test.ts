@@ -2,118 +2,17 @@
 // review, vote, approve, validate. And the ways it must not pass: the author's own vote, repeated
 // votes, a stale claim, evidence about an older revision.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { allEvents, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
-
-interface Gate {
-	gate: string;
-	ok: boolean;
-	reason: string;
-}
-interface Validation {
-	valid: boolean;
-	approvable: boolean;
-	gates: Gate[];
-	stale_claims: string[];
-	policy: { approvals: number; approvals_required: number; profiles: string[]; summary: string } | null;
-}
-
-function git(root: string, ...args: string[]): string {
-	const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
-	if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-	return r.stdout.toString();
-}
-
-function write(root: string, path: string, text: string) {
-	mkdirSync(dirname(join(root, path)), { recursive: true });
-	writeFileSync(join(root, path), text);
-}
-
-/** A diff made by real git: edit, diff, restore. */
-function diffOf(root: string, path: string, text: string): string {
-	write(root, path, text);
-	const patch = git(root, "diff", "--", path);
-	git(root, "checkout", "--", path);
-	return patch;
-}
-
-interface Flow {
-	p: Project;
-	task: string;
-	call: (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
-	claim: (agent: string, path: string) => Promise<string>;
-	propose: (args: Record<string, unknown>) => Promise<string>;
-	vote: (proposal: string, agent: string, vote?: string) => Promise<void>;
-	validate: (proposal: string) => Promise<Validation>;
-	gate: (v: Validation, name: string) => Gate;
-}
-
-async function flow(files: Record<string, string>): Promise<Flow> {
-	const p = await makeProject();
-	for (const [path, text] of Object.entries(files)) write(p.root, path, text);
-	git(p.root, "init", "-q");
-	git(p.root, "add", ".");
-	git(p.root, "commit", "-qm", "start");
-	const call = async (tool: string, args: Record<string, unknown>) => {
-		const out = await p.call(tool, args);
-		expectDeclaredOutput(tool, out);
-		return out;
-	};
-	const { task } = (await call("task.create", { title: "Change things", body_md: "Do it." })) as {
-		task: { id: string };
-	};
-	return {
-		p,
-		task: task.id,
-		call,
-		async claim(agent, path) {
-			const out = (await call("resource.claim", {
-				resource_type: "file",
-				resource_id: `file:${path}`,
-				claim_type: "write",
-				task_id: task.id,
-				agent_id: agent,
-			})) as { claim: { id: string } };
-			return out.claim.id;
-		},
-		async propose(args) {
-			const out = (await call("proposal.create", {
-				task_id: task.id,
-				agent_id: "implementer-1",
-				title: "A change",
-				summary_md: "What and why.",
-				affected_resources: [],
-				risk: "normal",
-				...args,
-			})) as { proposal: { id: string } };
-			return out.proposal.id;
-		},
-		async vote(proposal, agent, vote = "approve") {
-			await call("vote.cast", {
-				proposal_id: proposal,
-				agent_id: agent,
-				vote,
-				reason_md: `${agent} says ${vote}`,
-			});
-		},
-		async validate(proposal) {
-			return (await call("patch.validate", { proposal_id: proposal })) as unknown as Validation;
-		},
-		gate(v, name) {
-			const g = v.gates.find((x) => x.gate === name);
-			if (!g) throw new Error(`no gate ${name}: ${JSON.stringify(v.gates)}`);
-			return g;
-		},
-	};
-}
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { flow } from "./flow-helpers.ts";
+import { addRun, allEvents, diffOf, write } from "./helpers.ts";
 
 describe("reference §12: the happy path", () => {
 	test("claim, propose, request review, two approvals: valid and approvable", async () => {
 		const f = await flow({ "README.md": "# Project\n\nHello.\n" });
 		await f.claim("implementer-1", "README.md");
 		const patch = diffOf(f.p.root, "README.md", "# Project\n\nHello, world.\n");
-		const id = await f.propose({ affected_resources: ["file:README.md"], patch });
+		const { id } = await f.propose({ affected_resources: ["file:README.md"], patch });
 
 		const review = (await f.call("proposal.request_review", { proposal_id: id })) as {
 			proposal: { status: string };
@@ -140,9 +39,7 @@ describe("reference §12: the happy path", () => {
 		expect(f.gate(v, "apply_check").ok).toBe(true);
 
 		// Steps 9 and 10: apply changes the file; watch shows the transaction and its events.
-		await f.p.rt.store.withTransaction("write", (tx) =>
-			tx.runs.insert({ id: "RUN-1", goal: "ship", status: "active" }, new Date().toISOString()),
-		);
+		await addRun(f.p, "RUN-1");
 		const applied = (await f.call("patch.apply", {
 			proposal_id: id,
 			run_id: "RUN-1",
@@ -197,7 +94,7 @@ describe("reference §12: the high-risk path", () => {
 			"auth/login.ts",
 			"export function login(user: string) {\n\treturn user.trim().length > 0;\n}\n",
 		);
-		const id = await f.propose({ affected_resources: ["file:auth/login.ts"], patch, risk: "high" });
+		const { id } = await f.propose({ affected_resources: ["file:auth/login.ts"], patch, risk: "high" });
 		const review = (await f.call("proposal.request_review", { proposal_id: id })) as {
 			review_roles: string[];
 			human_approval_required: boolean;
@@ -250,7 +147,7 @@ describe("what does not make quorum", () => {
 	test("the author's own vote and a repeated vote count once at most", async () => {
 		const f = await flow({ "README.md": "one\n" });
 		await f.claim("implementer-1", "README.md");
-		const id = await f.propose({ patch: diffOf(f.p.root, "README.md", "two\n") });
+		const { id } = await f.propose({ patch: diffOf(f.p.root, "README.md", "two\n") });
 		await f.vote(id, "implementer-1");
 		await f.vote(id, "reviewer-1");
 		await f.vote(id, "reviewer-1", "approve_with_notes");
@@ -271,7 +168,7 @@ describe("stale evidence", () => {
 	test("a claim whose file changed since it was taken fails validation", async () => {
 		const f = await flow({ "README.md": "one\n" });
 		await f.claim("implementer-1", "README.md");
-		const id = await f.propose({ patch: diffOf(f.p.root, "README.md", "two\n") });
+		const { id } = await f.propose({ patch: diffOf(f.p.root, "README.md", "two\n") });
 		write(f.p.root, "README.md", "someone else changed it\n");
 		const v = await f.validate(id);
 		expect(v.valid).toBe(false);
@@ -283,7 +180,7 @@ describe("stale evidence", () => {
 	test("votes about an older revision stop counting after attach_patch", async () => {
 		const f = await flow({ "README.md": "one\n" });
 		await f.claim("implementer-1", "README.md");
-		const id = await f.propose({ patch: diffOf(f.p.root, "README.md", "two\n") });
+		const { id } = await f.propose({ patch: diffOf(f.p.root, "README.md", "two\n") });
 		await f.vote(id, "architect-1");
 		await f.vote(id, "reviewer-1");
 		expect((await f.validate(id)).approvable).toBe(true);

@@ -3,62 +3,12 @@
 // lifecycle (attach_patch, withdraw, reject, request_review) and the policy gates of patch.validate.
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import {
-	appendFileSync,
-	existsSync,
-	mkdirSync,
-	readdirSync,
-	readFileSync,
-	rmSync,
-	writeFileSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
-import type { CallContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
-import { ToolError } from "../src/errors.ts";
-import { allEvents, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Evaluation } from "../src/policy/types.ts";
+import { type Flow as BaseFlow, flow as baseFlow, type Proposal } from "./flow-helpers.ts";
+import { addRun, allEvents, diffOf, disableAgent, git, write } from "./helpers.ts";
 
-interface Gate {
-	gate: string;
-	ok: boolean;
-	reason: string;
-}
-interface Evaluation {
-	profiles: string[];
-	dangerous_commands: string[];
-	approvals: number;
-	approvals_required: number;
-	blockers: number;
-	vetoes: number;
-	required_roles: string[];
-	missing_roles: string[];
-	tests_required: boolean;
-	rollback_plan_required: boolean;
-	human_approval_required: boolean;
-	security_review_required: boolean;
-	summary: string;
-}
-interface Validation {
-	valid: boolean;
-	approvable: boolean;
-	gates: Gate[];
-	stale_claims: string[];
-	policy: Evaluation | null;
-}
-interface Proposal {
-	id: string;
-	task_id: string;
-	agent_id: string;
-	run_id: string | null;
-	status: string;
-	status_reason: string | null;
-	patch_revision: number;
-	patch_sha256: string;
-	patch_files: string[];
-	expected_tests: string[];
-	rollback_notes: string | null;
-	revision: number;
-}
 interface Reviewer {
 	role: string;
 	agent_id: string | null;
@@ -83,25 +33,6 @@ const GATES = [
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-function git(root: string, ...args: string[]): string {
-	const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
-	if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-	return r.stdout.toString();
-}
-
-function write(root: string, path: string, text: string) {
-	mkdirSync(dirname(join(root, path)), { recursive: true });
-	writeFileSync(join(root, path), text);
-}
-
-/** A diff made by real git: edit, diff, restore. */
-function diffOf(root: string, path: string, text: string): string {
-	write(root, path, text);
-	const patch = git(root, "diff", "--", path);
-	git(root, "checkout", "--", path);
-	return patch;
-}
-
 /** A git-style patch creating a new file. */
 const createPatch = (path: string, lines: string[]) =>
 	[
@@ -114,87 +45,18 @@ const createPatch = (path: string, lines: string[]) =>
 		"",
 	].join("\n");
 
-interface Flow {
-	p: Project;
-	task: string;
-	call: (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
-	fail: (tool: string, args: Record<string, unknown>, ctx?: CallContext) => Promise<ToolError>;
-	claim: (agent: string, path: string, extra?: Record<string, unknown>) => Promise<string>;
-	propose: (args: Record<string, unknown>) => Promise<Proposal>;
-	vote: (proposal: string, agent: string, vote?: string) => Promise<Record<string, unknown>>;
-	validate: (proposal: string) => Promise<Validation>;
-	gate: (v: Validation, name: string) => Gate;
+interface Flow extends BaseFlow {
 	appendPolicy: (yaml: string) => void;
 	passTests: (proposal: Proposal, status?: string, command?: string) => Promise<void>;
 }
 
+/** The shared flow, with policy edits and recorded test runs. */
 async function flow(files: Record<string, string>): Promise<Flow> {
-	const p = await makeProject();
-	for (const [path, text] of Object.entries(files)) write(p.root, path, text);
-	git(p.root, "init", "-q");
-	git(p.root, "add", ".");
-	git(p.root, "commit", "-qm", "start");
-	const callTool = async (tool: string, args: Record<string, unknown>) => {
-		const out = await p.call(tool, args);
-		expectDeclaredOutput(tool, out);
-		return out;
-	};
-	const { task } = (await callTool("task.create", { title: "Change things", body_md: "Do it." })) as {
-		task: { id: string };
-	};
+	const f = await baseFlow(files);
+	const p = f.p;
 	let runs = 0;
 	return {
-		p,
-		task: task.id,
-		call: callTool,
-		async fail(tool, args, ctx = p.ctx) {
-			try {
-				await call(p.rt, tool, args, ctx);
-			} catch (err) {
-				if (err instanceof ToolError) return err;
-				throw err;
-			}
-			throw new Error(`${tool} succeeded but was expected to fail`);
-		},
-		async claim(agent, path, extra = {}) {
-			const out = (await callTool("resource.claim", {
-				resource_type: "file",
-				resource_id: `file:${path}`,
-				claim_type: "write",
-				task_id: task.id,
-				agent_id: agent,
-				...extra,
-			})) as { claim: { id: string } };
-			return out.claim.id;
-		},
-		async propose(args) {
-			const out = (await callTool("proposal.create", {
-				task_id: task.id,
-				agent_id: "implementer-1",
-				title: "A change",
-				summary_md: "What and why.",
-				affected_resources: [],
-				risk: "normal",
-				...args,
-			})) as { proposal: Proposal };
-			return out.proposal;
-		},
-		async vote(proposal, agent, vote = "approve") {
-			return callTool("vote.cast", {
-				proposal_id: proposal,
-				agent_id: agent,
-				vote,
-				reason_md: `${agent} says ${vote}`,
-			});
-		},
-		async validate(proposal) {
-			return (await callTool("patch.validate", { proposal_id: proposal })) as unknown as Validation;
-		},
-		gate(v, name) {
-			const g = v.gates.find((x) => x.gate === name);
-			if (!g) throw new Error(`no gate ${name}: ${JSON.stringify(v.gates)}`);
-			return g;
-		},
+		...f,
 		appendPolicy(yaml) {
 			appendFileSync(join(p.root, "POLICIES.ROUNDTABLE.md"), `\n\`\`\`yaml\n${yaml.trim()}\n\`\`\`\n`);
 		},
@@ -401,10 +263,7 @@ describe("patch storage and revisions", () => {
 		expect(err.code).toBe("not_found");
 		expect(err.details).toMatchObject({ run_id: "RUN-nope" });
 
-		const now = new Date().toISOString();
-		await f.p.rt.store.withTransaction("write", (tx) =>
-			tx.runs.insert({ id: "RUN-1", goal: "ship", status: "active" }, now),
-		);
+		await addRun(f.p, "RUN-1");
 		const withRun = await f.propose({ patch, run_id: "RUN-1" });
 		const without = await f.propose({ patch });
 		expect(withRun.run_id).toBe("RUN-1");
@@ -716,12 +575,7 @@ describe("votes", () => {
 		expect(unknown.code).toBe("not_found");
 		expect(unknown.details).toMatchObject({ agent_id: "reviewer-9" });
 
-		const now = new Date().toISOString();
-		await f.p.rt.store.withTransaction("write", async (tx) => {
-			const agent = await tx.agents.get("reviewer-1");
-			if (!agent) throw new Error("no reviewer-1");
-			await tx.agents.update({ ...agent, enabled: false, disabled_by: "operator" }, now);
-		});
+		await disableAgent(f.p, "reviewer-1");
 		const disabled = await f.fail("vote.cast", {
 			proposal_id: p.id,
 			agent_id: "reviewer-1",
@@ -947,8 +801,6 @@ describe("lifecycle: attach_patch, withdraw, reject", () => {
 			[a.decision.id, pending.id, "rejected"],
 			["D-mine", reviewing.id, "rejected"],
 		]);
-		const state = (await f.call("table.get_state", {})) as { decisions?: { id: string }[] };
-		if (state.decisions) expect(state.decisions.map((d) => d.id)).toContain("D-mine");
 
 		// Closed proposals are not rejected again, and nothing more is recorded.
 		const again = await f.fail("patch.reject", { proposal_id: pending.id, reason_md: "Again." });

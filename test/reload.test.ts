@@ -11,7 +11,7 @@ import { PolicyError } from "../src/policy/index.ts";
 import type { Policy } from "../src/policy/types.ts";
 import { policyOf } from "../src/tools/validate.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { allEvents, MAIN, makeProject, type Project } from "./helpers.ts";
+import { allEvents, MAIN, makeProject, type Project, readyLine, until } from "./helpers.ts";
 
 // Each test runs several CLI subprocesses; under a full parallel run they need room.
 setDefaultTimeout(30_000);
@@ -272,7 +272,7 @@ describe("policy reload (module, real runtime)", () => {
 	test("its own timer reloads; after stop nothing is", async () => {
 		const w = await watching(undefined, 20);
 		w.save(POLICY, FROBNICATE);
-		await until("the timer's reload", async () => ((await w.reloads()).length > 0 ? true : undefined));
+		await until(async () => (await w.reloads()).length > 0, 10_000, "the timer's reload");
 		await w.reloader.stop();
 		w.save(POLICY, BROKEN_POLICY);
 		await Bun.sleep(200);
@@ -305,26 +305,9 @@ async function serve(root: string) {
 		const decoder = new TextDecoder();
 		for await (const chunk of proc.stderr) out.stderr += decoder.decode(chunk, { stream: true });
 	})();
-	const reader = proc.stdout.getReader();
-	let text = "";
-	const deadline = Date.now() + 20_000;
-	while (!text.includes("\n")) {
-		const next = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => null)]);
-		if (next === null || next.done) throw new Error(`no ready line: ${text} ${out.stderr}`);
-		text += new TextDecoder().decode(next.value);
-	}
-	const socket = /socket=(\S+)/.exec(text)?.[1] as string;
+	const { ready } = await readyLine(proc, 20_000, () => out.stderr);
+	const socket = /socket=(\S+)/.exec(ready)?.[1] as string;
 	return { proc, out, socket };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
-	const deadline = Date.now() + 10_000;
-	for (;;) {
-		const got = await check();
-		if (got !== undefined) return got;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await Bun.sleep(50);
-	}
 }
 
 describe("a real owner (mcp serve)", () => {
@@ -356,10 +339,14 @@ describe("a real owner (mcp serve)", () => {
 		const config = readFileSync(join(p.root, CONFIG), "utf8");
 		const edited = config.replace(/default_ttl_seconds: \d+/, "default_ttl_seconds: 120");
 		writeFileSync(join(p.root, CONFIG), edited);
-		const [event] = await until("the config reload", async () => {
-			const got = await reloads();
-			return got.length > 0 ? got : undefined;
-		});
+		const [event] = await until(
+			async () => {
+				const got = await reloads();
+				return got.length > 0 ? got : undefined;
+			},
+			10_000,
+			"the config reload",
+		);
 		expect(event?.payload).toEqual({
 			file: ".roundtable/config.yaml",
 			sha256: sha256(edited),
@@ -370,12 +357,13 @@ describe("a real owner (mcp serve)", () => {
 		expect(await lease()).toBe(120);
 
 		writeFileSync(join(p.root, CONFIG), edited.replace("default_ttl_seconds: 120", "default_ttl_seconds: {"));
-		await until("the error line", () =>
-			/config not reloaded, the running config stays: \.roundtable\/config\.yaml:\d+: invalid YAML/.test(
-				owner.out.stderr,
-			)
-				? true
-				: undefined,
+		await until(
+			() =>
+				/config not reloaded, the running config stays: \.roundtable\/config\.yaml:\d+: invalid YAML/.test(
+					owner.out.stderr,
+				),
+			10_000,
+			"the error line",
 		);
 		expect(await lease()).toBe(120);
 
@@ -384,15 +372,18 @@ describe("a real owner (mcp serve)", () => {
 				.length;
 		expect(await findings()).toBe(0);
 		writeFileSync(join(p.root, POLICY), FROBNICATE);
-		await until("the policy reload", async () =>
-			(await reloads()).some((e) => e.payload.file === POLICY) ? true : undefined,
+		await until(
+			async () => (await reloads()).some((e) => e.payload.file === POLICY),
+			10_000,
+			"the policy reload",
 		);
 		expect(await findings()).toBe(1);
 		writeFileSync(join(p.root, POLICY), BROKEN_POLICY);
-		await until("the policy error line", () =>
-			owner.out.stderr.includes("policy not reloaded, the running policy stays: POLICIES.ROUNDTABLE.md:6:")
-				? true
-				: undefined,
+		await until(
+			() =>
+				owner.out.stderr.includes("policy not reloaded, the running policy stays: POLICIES.ROUNDTABLE.md:6:"),
+			10_000,
+			"the policy error line",
 		);
 		expect(await findings()).toBe(1);
 		expect((await reloads()).length).toBe(2);

@@ -1,9 +1,8 @@
 // repo.search on real trees: matching rules, limits, and .gitignore both inside a git work tree
 // (git ls-files) and outside one (the walk), which must agree.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
+import { join } from "node:path";
+import { commitAll, expectDeclaredOutput, makeProject, type Project, write as writeFile } from "./helpers.ts";
 
 interface Found {
 	matches: { path: string; line: number; column: number; content: string }[];
@@ -12,10 +11,7 @@ interface Found {
 }
 
 function write(p: Project, files: Record<string, string | Uint8Array>) {
-	for (const [name, content] of Object.entries(files)) {
-		mkdirSync(dirname(join(p.root, name)), { recursive: true });
-		writeFileSync(join(p.root, name), content);
-	}
+	for (const [name, content] of Object.entries(files)) writeFile(p.root, name, content);
 }
 
 async function search(p: Project, args: Record<string, unknown>): Promise<Found> {
@@ -55,12 +51,7 @@ const VISIBLE = [
 
 async function gitProject(): Promise<Project> {
 	const p = await makeProject();
-	write(p, TREE);
-	const git = (...args: string[]) =>
-		Bun.spawnSync(["git", ...args], { cwd: p.root, stdout: "ignore", stderr: "ignore" });
-	git("init", "-q");
-	git("add", ".");
-	git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "tree");
+	commitAll(p.root, TREE);
 	return p;
 }
 

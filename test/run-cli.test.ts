@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { allEvents, MAIN, makeProject, type Project, runCli } from "./helpers.ts";
+import { allEvents, MAIN, makeProject, type Project, readyLine, runCli } from "./helpers.ts";
 
 const LOOPBACK_ANY_PORT = "mcp:\n  http_address: 127.0.0.1:0\n";
 
@@ -41,14 +41,7 @@ async function owner(p: Project, command: string[]): Promise<Subprocess<"ignore"
 		stderr: "pipe",
 	});
 	spawned.push(proc);
-	const reader = proc.stdout.getReader();
-	let text = "";
-	while (!text.includes("\n")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`owner exited early: ${await new Response(proc.stderr).text()}`);
-		text += new TextDecoder().decode(value);
-	}
-	reader.releaseLock();
+	await readyLine(proc, 20_000, () => new Response(proc.stderr).text());
 	return proc;
 }
 

@@ -178,13 +178,12 @@ async function waitFor(session: string, what: string, ms: number, ok: () => bool
 }
 
 /**
- * Starts the driver in a fresh 100×30 tmux session; returns its pid file. A shell in the pane waits
- * for it and prints its exit status, then stays: tmux 3.3a was seen to take over 15 s to reap an
- * exited pane process on a busy machine, so `pane_dead_status` is not relied on.
+ * Runs `argv` in a fresh 100×30 tmux session. A shell in the pane waits for it and prints
+ * `<label>: exit=<status>`, then stays: tmux 3.3a was seen to take over 15 s to reap an exited pane
+ * process on a busy machine, so `pane_dead_status` is not relied on.
  */
-function startDriver(session: string, root: string, runId: string, refreshMs: number): string {
-	const pidFile = join(tempDir("rt-view-pid-"), "pid");
-	const script = '"$@"; echo "driver: exit=$?"; exec sleep 600';
+function newSession(session: string, label: string, argv: string[]) {
+	const script = `"$@"; echo "${label}: exit=$?"; exec sleep 600`;
 	tmux(
 		"new-session",
 		"-d",
@@ -200,14 +199,15 @@ function startDriver(session: string, root: string, runId: string, refreshMs: nu
 		"-c",
 		script,
 		"sh",
-		process.execPath,
-		DRIVER,
-		root,
-		runId,
-		String(refreshMs),
-		pidFile,
+		...argv,
 	);
 	socketPath ??= tmux("display-message", "-p", "#{socket_path}").trim();
+}
+
+/** Starts the driver in a fresh tmux session; returns its pid file. */
+function startDriver(session: string, root: string, runId: string, refreshMs: number): string {
+	const pidFile = join(tempDir("rt-view-pid-"), "pid");
+	newSession(session, "driver", [process.execPath, DRIVER, root, runId, String(refreshMs), pidFile]);
 	return pidFile;
 }
 
@@ -312,26 +312,17 @@ describe.skipIf(!TMUX)("interactive `roundtable run` in a real terminal (tmux)",
 	test("it owns the project, shows the Chair's work within two refreshes, and q stops it all", async () => {
 		const p = await makeProject({ config: "mcp:\n  http_address: 127.0.0.1:0\n" });
 		const session = "cli";
-		const script = '"$@"; echo "cli: exit=$?"; exec sleep 600';
-		const cli = [process.execPath, MAIN, "run", "--root", p.root, "--run", "RUN-tty", "--interval", "300ms"];
-		tmux(
-			"new-session",
-			"-d",
-			"-s",
-			session,
-			"-x",
-			"100",
-			"-y",
-			"30",
-			"-c",
-			REPO,
-			"sh",
-			"-c",
-			script,
-			"sh",
-			...cli,
-		);
-		socketPath ??= tmux("display-message", "-p", "#{socket_path}").trim();
+		newSession(session, "cli", [
+			process.execPath,
+			MAIN,
+			"run",
+			"--root",
+			p.root,
+			"--run",
+			"RUN-tty",
+			"--interval",
+			"300ms",
+		]);
 		await waitFor(session, "the view", SLOW_MS, () => capture(session).includes("Roundtable run RUN-tty"));
 		// It is the owner (it publishes itself once it listens, just after the view is up).
 		await waitFor(session, "owner.json", SLOW_MS, () => existsSync(join(p.root, ".roundtable/owner.json")));

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, wr
 import { join } from "node:path";
 import { InFlight } from "../src/transports/inflight.ts";
 import { type SocketOptions, type SocketServer, startSocket } from "../src/transports/socket.ts";
-import { makeProject, type Project, REPO, runCli, tempDir } from "./helpers.ts";
+import { makeProject, type Project, REPO, runCli, runProcess, tempDir } from "./helpers.ts";
 
 const FIXTURES = join(REPO, "test", "fixtures-scripts");
 
@@ -540,15 +540,11 @@ describe("limits", () => {
 		})) as { task: { id: string } };
 		const line = JSON.stringify({ tool: "task.get", args: { task_id: created.task.id } });
 		const run = async (socket: string) => {
-			const child = Bun.spawn([process.execPath, join(FIXTURES, "slow-reader.ts"), socket, line, "1500"], {
-				stdout: "pipe",
-				stderr: "pipe",
-			});
-			const [out, err, code] = await Promise.all([
-				new Response(child.stdout).text(),
-				new Response(child.stderr).text(),
-				child.exited,
-			]);
+			const {
+				stdout: out,
+				stderr: err,
+				code,
+			} = await runProcess([process.execPath, join(FIXTURES, "slow-reader.ts"), socket, line, "1500"]);
 			expect(err).toBe("");
 			expect(code).toBe(0);
 			return JSON.parse(out) as { bytes: number; complete: boolean };

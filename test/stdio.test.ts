@@ -11,7 +11,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
 import { VERSION } from "../src/version.ts";
-import { MAIN, REPO, tempDir } from "./helpers.ts";
+import { MAIN, REPO, tempDir, until } from "./helpers.ts";
 
 const CONFIG = ".roundtable/config.yaml";
 const OWNER_FILE = ".roundtable/owner.json";
@@ -27,17 +27,6 @@ interface Message {
 	params?: Record<string, unknown>;
 	result?: Record<string, unknown>;
 	error?: { code: number; message: string; data?: unknown };
-}
-
-/** Polls until `check` gives something truthy; fails after `ms` naming what it waited for. */
-async function until<T>(check: () => T | undefined | null | false, ms: number, what: string): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = check();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-		await Bun.sleep(10);
-	}
 }
 
 /** Resolves with the exit code, or with "timeout" when the process is still running after `ms`. */

@@ -7,7 +7,15 @@ import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { ToolError } from "../src/errors.ts";
 import { readerFor } from "../src/repo/symbols/engine.ts";
-import { expectDeclaredOutput, makeProject, type Project, REPO, runCli, tempDir } from "./helpers.ts";
+import {
+	expectDeclaredOutput,
+	makeProject,
+	type Project,
+	REPO,
+	runCli,
+	runProcess,
+	tempDir,
+} from "./helpers.ts";
 
 interface Sym {
 	path: string;
@@ -419,24 +427,17 @@ describe("roundtable symbols", () => {
 	test("the compiled binary embeds the runtime and the grammars", async () => {
 		const out = tempDir("rt-build-");
 		const binary = join(out, "roundtable");
-		const build = Bun.spawn(
+		const { stderr: buildErr, code: built } = await runProcess(
 			[process.execPath, "build", "--compile", join(REPO, "src/main.ts"), "--outfile", binary],
-			{ cwd: REPO, stdout: "pipe", stderr: "pipe" },
+			{ cwd: REPO },
 		);
-		const [buildErr, built] = await Promise.all([new Response(build.stderr).text(), build.exited]);
 		expect(buildErr.includes("error") ? buildErr : "").toBe("");
 		expect(built).toBe(0);
 		// Run from an unrelated folder, so nothing can be found in node_modules on disk.
-		const proc = Bun.spawn([binary, "symbols", "--path", "src/server.go", "--root", p.root], {
-			cwd: tempDir("rt-elsewhere-"),
-			stdout: "pipe",
-			stderr: "pipe",
-		});
-		const [stdout, stderr, code] = await Promise.all([
-			new Response(proc.stdout).text(),
-			new Response(proc.stderr).text(),
-			proc.exited,
-		]);
+		const { stdout, stderr, code } = await runProcess(
+			[binary, "symbols", "--path", "src/server.go", "--root", p.root],
+			{ cwd: tempDir("rt-elsewhere-") },
+		);
 		expect(stderr).toBe("");
 		expect(code).toBe(0);
 		expect(stdout.split("\n")).toContain("method Server.Start src/server.go 34 37");

@@ -8,7 +8,7 @@ import { call } from "../src/dispatch.ts";
 import { ToolError } from "../src/errors.ts";
 import { findTool } from "../src/registry/index.ts";
 import type { EventRecord, TaskRecord } from "../src/registry/records.ts";
-import { allEvents, makeProject, type Project, runCli } from "./helpers.ts";
+import { addRun, allEvents, makeProject, type Project, runCli } from "./helpers.ts";
 
 interface WatchView {
 	run_id: string | null;
@@ -72,12 +72,6 @@ async function lastEventId(p: Project): Promise<number> {
 	return p.rt.store.withTransaction("read", (tx) => tx.events.lastId());
 }
 
-async function createRun(p: Project, id: string) {
-	await p.rt.store.withTransaction("write", (tx) =>
-		tx.runs.insert({ id, goal: "", status: "active" }, new Date().toISOString()),
-	);
-}
-
 async function createTask(p: Project, args: Record<string, unknown> = {}): Promise<TaskRecord> {
 	const out = await p.call("task.create", { title: "a task", body_md: "do it", ...args });
 	return out.task as TaskRecord;
@@ -132,7 +126,7 @@ describe("table.get_state", () => {
 
 	test("records created later appear in their collections and last_event_id follows the newest event", async () => {
 		const p = await makeProject();
-		await createRun(p, "RUN-state");
+		await addRun(p, "RUN-state");
 		const task = await createTask(p, { run_id: "RUN-state", priority: 5 });
 		await p.call("memory.record", { scope: "repo", kind: "fact", title: "a fact", body_md: "it is so" });
 
@@ -370,7 +364,7 @@ describe("table.watch without a cursor", () => {
 
 	test("a filter that matches nothing: no events and next_after_event_id 0", async () => {
 		const p = await makeProject();
-		await createRun(p, "RUN-quiet");
+		await addRun(p, "RUN-quiet");
 		const out = await watch(p, { run_id: "RUN-quiet" });
 		expect(out.events).toEqual([]);
 		expect(out.has_more_events).toBe(false);
@@ -382,8 +376,8 @@ describe("table.watch without a cursor", () => {
 describe("table.watch run_id", () => {
 	const twoRuns = async () => {
 		const p = await makeProject();
-		await createRun(p, "RUN-a");
-		await createRun(p, "RUN-b");
+		await addRun(p, "RUN-a");
+		await addRun(p, "RUN-b");
 		const a: TaskRecord[] = [];
 		const b: TaskRecord[] = [];
 		for (let i = 0; i < 3; i++) {
@@ -617,8 +611,8 @@ describe("table.watch wait_ms", () => {
 
 	test("events of another run do not end a run-filtered wait; one of the watched run does", async () => {
 		const p = await makeProject();
-		await createRun(p, "RUN-watched");
-		await createRun(p, "RUN-other");
+		await addRun(p, "RUN-watched");
+		await addRun(p, "RUN-other");
 		const cursor = await lastEventId(p);
 
 		const started = performance.now();
@@ -641,7 +635,7 @@ describe("table.watch wait_ms", () => {
 
 	test("without a cursor it waits only while the filter matches nothing", async () => {
 		const p = await makeProject();
-		await createRun(p, "RUN-empty");
+		await addRun(p, "RUN-empty");
 		let created: TaskRecord | undefined;
 		setTimeout(async () => {
 			created = await createTask(p, { run_id: "RUN-empty" });

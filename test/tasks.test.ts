@@ -3,7 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import type { EventRecord, TaskRecord } from "../src/registry/records.ts";
 import {
+	addRun,
 	allEvents,
+	disableAgent,
 	expectDeclaredOutput,
 	makeProject,
 	type Project,
@@ -44,20 +46,6 @@ async function taskCount(p: Project): Promise<number> {
 
 const events = async (p: Project) => (await allEvents(p)) as unknown as EventRecord[];
 const eventsOfType = async (p: Project, t: string) => (await events(p)).filter((e) => e.type === t);
-
-async function makeRun(p: Project, id: string) {
-	await p.rt.store.withTransaction("write", (tx) =>
-		tx.runs.insert({ id, goal: `goal of ${id}`, status: "active" }, new Date().toISOString()),
-	);
-}
-
-async function disableAgent(p: Project, id: string) {
-	await p.rt.store.withTransaction("write", async (tx) => {
-		const agent = await tx.agents.get(id);
-		if (!agent) throw new Error(`no agent ${id}`);
-		await tx.agents.update({ ...agent, enabled: false, disabled_by: "operator" }, new Date().toISOString());
-	});
-}
 
 /** Runs `fn`, which must fail, and checks that it added no task and no event. */
 async function expectNoEffect(p: Project, fn: () => Promise<unknown>) {
@@ -104,7 +92,7 @@ describe("task.create", () => {
 
 	test("stores every optional field the caller gives", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-a");
+		await addRun(p, "RUN-a");
 		const task = await create(p, {
 			task_id: "T-custom.1:x",
 			priority: -5,
@@ -215,7 +203,7 @@ describe("task.create", () => {
 
 	test("appends task.created by the operator with the task's fields", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-ev");
+		await addRun(p, "RUN-ev");
 		const task = await create(p, {
 			title: "Evented",
 			priority: 7,
@@ -312,8 +300,8 @@ describe("task.list", () => {
 
 	test("filters by status, assignee and run, and combines them", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-1");
-		await makeRun(p, "RUN-2");
+		await addRun(p, "RUN-1");
+		await addRun(p, "RUN-2");
 		await create(p, { task_id: "t1", assigned_agent_id: "implementer-1", run_id: "RUN-1" });
 		await create(p, { task_id: "t2", assigned_agent_id: "implementer-2", run_id: "RUN-1" });
 		await create(p, { task_id: "t3", assigned_agent_id: "implementer-1", run_id: "RUN-2" });
@@ -515,8 +503,8 @@ describe("task.update_status", () => {
 
 	test("sets, moves and clears the run", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-x");
-		await makeRun(p, "RUN-y");
+		await addRun(p, "RUN-x");
+		await addRun(p, "RUN-y");
 		await create(p, { task_id: "r1" });
 		let t = await update(p, { task_id: "r1", run_id: "RUN-x" });
 		expect(t).toMatchObject({ run_id: "RUN-x", revision: 2 });
@@ -536,7 +524,7 @@ describe("task.update_status", () => {
 
 	test("several fields in one call are one change: revision +1 and one event listing each field", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-m");
+		await addRun(p, "RUN-m");
 		await create(p, { task_id: "m1" });
 		const t = await update(p, {
 			task_id: "m1",
@@ -570,7 +558,7 @@ describe("task.update_status", () => {
 
 	test("a call that changes nothing returns the task as it is, with no event and the same revision", async () => {
 		const p = await makeProject();
-		await makeRun(p, "RUN-n");
+		await addRun(p, "RUN-n");
 		const task = await create(p, { task_id: "n1", assigned_agent_id: "implementer-1", run_id: "RUN-n" });
 		const eventsBefore = (await events(p)).length;
 		for (const args of [

@@ -6,17 +6,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { join } from "node:path";
 import type { TestEvidenceRecord } from "../src/registry/records.ts";
 import { markInterrupted } from "../src/tools/tests.ts";
-import { expectDeclaredOutput, REPO, tempDir } from "./helpers.ts";
+import type { Proposal } from "./flow-helpers.ts";
+import { commitAll, diffOf, expectDeclaredOutput, git, REPO, tempDir, write } from "./helpers.ts";
 import {
-	commitAll,
-	diffOf,
 	eventsOf,
 	eventually,
-	git,
 	logFile,
 	midCharacter,
 	numbered,
-	type Proposal,
 	pidIn,
 	project,
 	propose,
@@ -26,7 +23,6 @@ import {
 	running,
 	withEnv,
 	withPrivateTmp,
-	write,
 } from "./test-run-helpers.ts";
 
 describe("test.run with proposal_id: a scratch copy with the patch applied", () => {
@@ -40,7 +36,7 @@ describe("test.run with proposal_id: a scratch copy with the patch applied", () 
 
 	async function repo() {
 		const p = await project({ allow: ["./check.sh"], scripts: { "check.sh": CHECK } });
-		commitAll(p, { "greeting.txt": "hello\n", ".gitignore": "node_modules/\n" });
+		commitAll(p.root, { "greeting.txt": "hello\n", ".gitignore": "node_modules/\n" });
 		// Installed dependencies: ignored by git, never copied, but reachable from the copy.
 		write(p.root, "node_modules/dep/index.js", "module.exports = 'the dep';\n");
 		return p;
@@ -89,7 +85,7 @@ describe("test.run with proposal_id: a scratch copy with the patch applied", () 
 			'echo "linked: $(test -L node_modules && echo yes || echo no)"',
 		].join("\n");
 		const p = await project({ allow: ["./mess.sh"], scripts: { "mess.sh": MESS } });
-		commitAll(p, { "greeting.txt": "hello\n", ".gitignore": "node_modules/\n" });
+		commitAll(p.root, { "greeting.txt": "hello\n", ".gitignore": "node_modules/\n" });
 		write(p.root, "node_modules/dep/index.js", "module.exports = 'the dep';\n");
 		const proposal = await propose(p, "greeting.txt", "hello, patched\n");
 		const { value: out } = await withPrivateTmp(() =>
@@ -261,7 +257,7 @@ describe("test.get_result", () => {
 describe("test.evidence.submit", () => {
 	async function repo() {
 		const p = await project({ allow: ["./x.sh"] });
-		commitAll(p, { "greeting.txt": "hello\n" });
+		commitAll(p.root, { "greeting.txt": "hello\n" });
 		const proposal = await propose(p, "greeting.txt", "hello, patched\n");
 		return { p, proposal };
 	}

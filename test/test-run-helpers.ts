@@ -1,13 +1,22 @@
 // Shared by the test.run tests (test-run.test.ts, test-results.test.ts): projects whose config
 // allowlists small `#!/bin/sh` scripts written into them, calls, events, processes, git proposals.
 import { expect } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { CallContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import type { TestRunRecord } from "../src/registry/records.ts";
 import { TESTLOGS_DIR } from "../src/tools/tests.ts";
-import { allEvents, expectDeclaredOutput, makeProject, type Project, tempDir } from "./helpers.ts";
+import { type Proposal, taskFlow } from "./flow-helpers.ts";
+import {
+	allEvents,
+	diffOf,
+	expectDeclaredOutput,
+	makeProject,
+	type Project,
+	tempDir,
+	write,
+} from "./helpers.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -32,17 +41,12 @@ export interface Setup {
 	scripts?: Record<string, string>;
 }
 
-export function configYaml(s: Setup): string {
+function configYaml(s: Setup): string {
 	const lines = ["tests:", "  allowed_commands:", ...s.allow.map((c) => `    - ${JSON.stringify(c)}`)];
 	if (s.timeout !== undefined) lines.push(`  timeout_seconds: ${s.timeout}`);
 	if (s.maxOutput !== undefined) lines.push(`  max_output_bytes: ${s.maxOutput}`);
 	if (s.envAllowlist) lines.push(`  env_allowlist: ${JSON.stringify(s.envAllowlist)}`);
 	return `${lines.join("\n")}\n`;
-}
-
-export function write(root: string, path: string, text: string | Uint8Array) {
-	mkdirSync(dirname(join(root, path)), { recursive: true });
-	writeFileSync(join(root, path), text);
 }
 
 export function script(root: string, name: string, body: string) {
@@ -136,56 +140,11 @@ export const numbered = (lines: number, width = 32) =>
 
 // --- a real git repository with a real proposal ------------------------------------------------
 
-export function git(root: string, ...args: string[]): string {
-	const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
-	if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-	return r.stdout.toString();
-}
-
-/** A diff made by real git: edit, diff, restore. */
-export function diffOf(root: string, path: string, text: string): string {
-	write(root, path, text);
-	const patch = git(root, "diff", "--", path);
-	git(root, "checkout", "--", path);
-	return patch;
-}
-
-export interface Proposal {
-	id: string;
-	task_id: string;
-	patch_revision: number;
-}
-
-/** Commits everything in the project (scripts included) as a git repository. */
-export function commitAll(p: Project, files: Record<string, string>) {
-	for (const [path, text] of Object.entries(files)) write(p.root, path, text);
-	git(p.root, "init", "-q");
-	git(p.root, "add", ".");
-	git(p.root, "commit", "-qm", "start");
-}
-
 /** A task, implementer-1's write claim on `path`, and a proposal changing `path` to `text`. */
 export async function propose(p: Project, path: string, text: string): Promise<Proposal> {
-	const { task } = (await p.call("task.create", { title: "Change things", body_md: "Do it." })) as {
-		task: { id: string };
-	};
-	await p.call("resource.claim", {
-		resource_type: "file",
-		resource_id: `file:${path}`,
-		claim_type: "write",
-		task_id: task.id,
-		agent_id: "implementer-1",
-	});
-	const out = (await p.call("proposal.create", {
-		task_id: task.id,
-		agent_id: "implementer-1",
-		title: "A change",
-		summary_md: "What and why.",
-		affected_resources: [],
-		risk: "normal",
-		patch: diffOf(p.root, path, text),
-	})) as { proposal: Proposal };
-	return out.proposal;
+	const f = await taskFlow(p);
+	await f.claim("implementer-1", path);
+	return f.propose({ patch: diffOf(p.root, path, text) });
 }
 
 /** Runs `fn` with TMPDIR pointing at a fresh directory (where scratch copies go), returned with the result. */

@@ -5,21 +5,23 @@
 // port 0 and in temp dirs, the official SDK client, the real `mcp stdio` bridge as a subprocess, and
 // a real shell script that leaves a grandchild behind in its process group.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
+import type { TestRunRecord } from "../src/registry/records.ts";
 import { type HttpServer, startHttp } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { type SocketServer, startSocket } from "../src/transports/socket.ts";
-import { allEvents, MAIN, makeProject, type Project, REPO, tempDir } from "./helpers.ts";
+import { allEvents, MAIN, type Project, REPO, tempDir, until } from "./helpers.ts";
+import { running as alive, result as getResult, project as testProject } from "./test-run-helpers.ts";
 
 // The test command: prints `line N` every INTERVAL seconds, COUNT times, after starting a background
 // grandchild (`sleep 60`) in its own process group and writing that grandchild's pid to child.pid.
 const SCRIPT = "slow-test.sh";
-const SCRIPT_TEXT = `#!/bin/sh
+const SCRIPT_BODY = `
 sleep 60 &
 echo $! > child.pid
 interval=\${1:-0.2}
@@ -31,11 +33,6 @@ while [ "$i" -lt "$count" ]; do
   sleep "$interval"
 done
 `;
-const CONFIG = `tests:
-  allowed_commands:
-    - ./${SCRIPT}
-  timeout_seconds: 120
-`;
 /** A run that outlives every test unless it is cancelled (150 lines, 200 ms apart: 30 s). */
 const SLOW = `./${SCRIPT} 0.2 150`;
 const RUN_TIMEOUT_S = 60;
@@ -44,17 +41,6 @@ const KILL_WITHIN_MS = 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Processes
-
-/** Gone: no such process, or a zombie nobody has reaped yet (it runs nothing). */
-function isGone(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-	} catch (err) {
-		if ((err as NodeJS.ErrnoException).code === "ESRCH") return true;
-		throw err;
-	}
-	return procStat(pid)?.state === "Z";
-}
 
 /** State and process group from /proc/<pid>/stat (the fields after the parenthesized name). */
 function procStat(pid: number): { state: string; pgrp: number } | undefined {
@@ -98,37 +84,12 @@ afterAll(() => {
 	}
 });
 
-async function until<T>(check: () => T | undefined | null | false, ms: number, what: string): Promise<T> {
-	const deadline = performance.now() + ms;
-	for (;;) {
-		const value = check();
-		if (value) return value;
-		if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-		await Bun.sleep(10);
-	}
-}
-
-async function untilAsync<T>(check: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-	const deadline = performance.now() + ms;
-	for (;;) {
-		const value = await check();
-		if (value !== undefined) return value;
-		if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-		await Bun.sleep(20);
-	}
-}
-
 // ---------------------------------------------------------------------------------------------
 // The project and its runs
 
 /** A project whose tests.allowed_commands is the script, with the script in its root. */
-async function project(): Promise<Project> {
-	const p = await makeProject({ config: CONFIG });
-	const path = join(p.root, SCRIPT);
-	writeFileSync(path, SCRIPT_TEXT);
-	chmodSync(path, 0o755);
-	return p;
-}
+const project = () =>
+	testProject({ allow: [`./${SCRIPT}`], timeout: 120, scripts: { [SCRIPT]: SCRIPT_BODY } });
 
 interface Running {
 	/** The background `sleep 60` the script started. */
@@ -162,31 +123,18 @@ async function running(p: Project): Promise<Running> {
 	return { grandchild, group: stat.pgrp, testRunId: started.payload.test_run_id as string };
 }
 
-interface TestRunRecord {
-	id: string;
-	status: string;
-	command: string;
-	summary_md: string | null;
-	signal: string | null;
-	exit_code: number | null;
-}
-
-async function getResult(p: Project, id: string) {
-	return (await p.call("test.get_result", { test_run_id: id })) as { test_run: TestRunRecord; log: string };
-}
-
 /**
  * After a cancellation at `cancelledAt`: the grandchild and every other member of the group are
  * dead within a second, and the run is then recorded `cancelled`, with the output it produced.
  */
 async function expectKilledAndCancelled(p: Project, r: Running, cancelledAt: number): Promise<void> {
-	await until(() => isGone(r.grandchild), 5000, `the grandchild ${r.grandchild} to die`);
+	await until(() => !alive(r.grandchild), 5000, `the grandchild ${r.grandchild} to die`);
 	const killedMs = performance.now() - cancelledAt;
 	await until(() => liveMembers(r.group).length === 0, 5000, `process group ${r.group} to be empty`);
 	expect(killedMs).toBeLessThan(KILL_WITHIN_MS);
-	const result = await untilAsync(
+	const result = await until(
 		async () => {
-			const got = await getResult(p, r.testRunId);
+			const got = await getResult(p, { test_run_id: r.testRunId });
 			return got.test_run.status === "running" ? undefined : got;
 		},
 		5000,
@@ -477,7 +425,7 @@ describe("over the legacy Unix socket", () => {
 		expect(reply.result.test_run.id).toBe(r.testRunId);
 		expect(reply.result.test_run.status).toBe("passed");
 		// The leader exited, so the group it left behind (the grandchild) was killed too.
-		await until(() => isGone(r.grandchild), 2000, "the grandchild to die");
+		await until(() => !alive(r.grandchild), 2000, "the grandchild to die");
 	}, 30_000);
 });
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CallContext, operatorContext } from "../src/context.ts";
 import { TESTLOGS_DIR } from "../src/tools/tests.ts";
-import { allEvents, REPO } from "./helpers.ts";
+import { allEvents, REPO, write } from "./helpers.ts";
 import {
 	ECHO_ARGS,
 	eventsOf,
@@ -22,7 +22,6 @@ import {
 	run,
 	running,
 	withEnv,
-	write,
 } from "./test-run-helpers.ts";
 
 describe("test.run: the command is argv, never a shell", () => {

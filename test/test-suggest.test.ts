@@ -2,13 +2,14 @@
 // a PATH we control — a folder of stand-in programs — so what is suggested, and what is skipped
 // because its program is missing, does not depend on what this machine has installed.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, cpSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, cpSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { defaultConfig } from "../src/config/defaults.ts";
 import { RepoGuard } from "../src/repo/guard.ts";
 import { allowedBy, splitCommand } from "../src/testing/argv.ts";
 import { type Suggestion, suggestTests } from "../src/testing/suggest.ts";
-import { expectDeclaredOutput, makeProject, REPO, tempDir } from "./helpers.ts";
+import { type Flow, taskFlow } from "./flow-helpers.ts";
+import { commitAll, diffOf, expectDeclaredOutput, makeProject, REPO, tempDir } from "./helpers.ts";
 
 const ALLOWED = defaultConfig().tests.allowed_commands;
 
@@ -210,54 +211,30 @@ describe("every suggestion can run", () => {
 });
 
 describe("the test.suggest tool", () => {
-	function git(root: string, ...args: string[]) {
-		const r = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
-		if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-		return r.stdout.toString();
-	}
-
-	async function project() {
+	async function project(): Promise<Flow> {
 		const p = await makeProject();
 		cpSync(join(REPO, "fixtures", "tests", "npm-workspaces"), p.root, { recursive: true });
-		git(p.root, "init", "-q");
-		git(p.root, "add", ".");
-		git(p.root, "commit", "-qm", "start");
-		const { task } = (await p.call("task.create", { title: "Serve faster", body_md: "Do it." })) as {
-			task: { id: string };
-		};
-		return { p, task: task.id };
+		commitAll(p.root);
+		return taskFlow(p);
 	}
 
-	async function propose(p: Awaited<ReturnType<typeof project>>["p"], task: string, risk = "normal") {
+	async function propose(f: Flow, risk = "normal") {
 		const path = "packages/api/src/server.js";
-		const file = join(p.root, path);
-		mkdirSync(dirname(file), { recursive: true });
-		writeFileSync(file, "export const api = 2;\n");
-		const patch = git(p.root, "diff", "--", path);
-		git(p.root, "checkout", "--", path);
-		await p.call("resource.claim", {
-			resource_type: "file",
-			resource_id: `file:${path}`,
-			claim_type: "write",
-			task_id: task,
-			agent_id: "implementer-1",
-		});
-		const { proposal } = (await p.call("proposal.create", {
-			task_id: task,
-			agent_id: "implementer-1",
+		await f.claim("implementer-1", path);
+		const proposal = await f.propose({
 			title: "Faster",
 			summary_md: "Why.",
-			affected_resources: [],
 			risk,
-			patch,
+			patch: diffOf(f.p.root, path, "export const api = 2;\n"),
 			expected_tests: ["npm test --workspace packages/api"],
-		})) as { proposal: { id: string } };
+		});
 		return proposal.id;
 	}
 
 	test("a proposal: its expected_tests and the touched package, bound to its task", async () => {
-		const { p, task } = await project();
-		const proposal = await propose(p, task);
+		const f = await project();
+		const { p, task } = f;
+		const proposal = await propose(f);
 		const out = await p.call("test.suggest", { proposal_id: proposal });
 		expectDeclaredOutput("test.suggest", out);
 		expect(out).toMatchObject({
@@ -273,8 +250,9 @@ describe("the test.suggest tool", () => {
 	});
 
 	test("a high-risk proposal is not narrowed; nothing at all means the whole project", async () => {
-		const { p, task } = await project();
-		const proposal = await propose(p, task, "high");
+		const f = await project();
+		const { p } = f;
+		const proposal = await propose(f, "high");
 		const out = (await p.call("test.suggest", { proposal_id: proposal })) as { commands: string[] };
 		expect(out.commands).toEqual(["npm test --workspace packages/api", "npm test"]);
 		const whole = await p.call("test.suggest", {});
@@ -282,8 +260,9 @@ describe("the test.suggest tool", () => {
 	});
 
 	test("unknown ids and a proposal of another task are refused", async () => {
-		const { p, task } = await project();
-		const proposal = await propose(p, task);
+		const f = await project();
+		const { p, task } = f;
+		const proposal = await propose(f);
 		expect((await p.fail("test.suggest", { proposal_id: "P-nope" })).code).toBe("not_found");
 		expect((await p.fail("test.suggest", { task_id: "T-nope" })).code).toBe("not_found");
 		const { task: other } = (await p.call("task.create", { title: "Other", body_md: "x" })) as {

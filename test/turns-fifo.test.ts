@@ -10,10 +10,9 @@
 
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { join } from "node:path";
 import { databasePath } from "../src/runtime.ts";
-import { addRun, chairTick, completeTurn, events, floorOf, startTurn } from "./chair-helpers.ts";
-import { makeProject, type Project, REPO } from "./helpers.ts";
+import { chairTick, completeTurn, events, floorOf, startTurn } from "./chair-helpers.ts";
+import { addRun, atBarrier, makeProject, type Project } from "./helpers.ts";
 
 const AGENTS = 20;
 /** The children fire this long after the release is sent… */
@@ -35,42 +34,14 @@ const clock = () => performance.timeOrigin + performance.now();
 
 /** Spawns one child per agent; resolves once every child printed "ready". */
 async function spawnRequesters(root: string, agents: string[]) {
-	const children = agents.map((agent) =>
-		Bun.spawn(
-			[process.execPath, join(REPO, "test/fixtures-scripts/turn-request-race.ts"), root, "R1", agent],
-			{
-				stdin: "pipe",
-				stdout: "pipe",
-				stderr: "inherit",
-			},
-		),
-	);
-	const readers = children.map((c) => c.stdout.getReader());
-	const buffers = children.map(() => "");
-	const readLine = async (i: number) => {
-		while (!buffers[i]?.includes("\n")) {
-			const { value, done } = await (readers[i] as ReadableStreamDefaultReader<Uint8Array>).read();
-			if (done) break;
-			buffers[i] += new TextDecoder().decode(value);
-		}
-		const text = buffers[i] as string;
-		const cut = text.indexOf("\n") + 1;
-		buffers[i] = text.slice(cut);
-		return text.slice(0, cut);
-	};
-	expect(await Promise.all(children.map((_, i) => readLine(i)))).toEqual(
-		Array(agents.length).fill("ready\n"),
+	const children = await atBarrier(
+		"turn-request-race.ts",
+		agents.map((agent) => [root, "R1", agent]),
 	);
 	return {
 		/** Releases every child at one instant a little ahead, and collects their reports. */
 		async go(): Promise<Report[]> {
-			const at = clock() + RELEASE_DELAY_MS;
-			for (const c of children) {
-				c.stdin.write(`go ${at}\n`);
-				c.stdin.end();
-			}
-			const lines = await Promise.all(children.map((_, i) => readLine(i)));
-			expect(await Promise.all(children.map((c) => c.exited))).toEqual(Array(agents.length).fill(0));
+			const lines = await children.go(`go ${clock() + RELEASE_DELAY_MS}\n`);
 			return lines.map((l) => JSON.parse(l) as Report);
 		},
 	};

@@ -12,10 +12,8 @@
 import { afterEach, describe, expect, setSystemTime, test } from "bun:test";
 import type { ErrorCode } from "../src/errors.ts";
 import {
-	addRun,
 	chairTick,
 	completeTurn,
-	disableAgent,
 	events,
 	manualClock,
 	request,
@@ -23,7 +21,7 @@ import {
 	startTurn,
 	turnOf,
 } from "./chair-helpers.ts";
-import { makeProject, type Project } from "./helpers.ts";
+import { addRun, disableAgent, makeProject, type Project } from "./helpers.ts";
 
 afterEach(() => setSystemTime());
 

@@ -140,6 +140,17 @@ describe("patch storage and revisions", () => {
 		expect(created.map((e) => e.payload.patch_sha256)).toEqual([digest, digest]);
 	});
 
+	test("a stored copy damaged outside Roundtable is written again when the same patch comes back", async () => {
+		const f = await flow({ "README.md": "one\n" });
+		await f.claim("implementer-1", "README.md");
+		const patch = diffOf(f.p.root, "README.md", "two\n");
+		await f.propose({ patch });
+		const file = join(f.p.root, ".roundtable", "patches", `${sha256(patch)}.diff`);
+		writeFileSync(file, "garbage\n");
+		await f.propose({ patch });
+		expect(readFileSync(file, "utf8")).toBe(patch);
+	});
+
 	test("proposal.get lists every revision with its sha256 and returns the current patch text", async () => {
 		const f = await flow({ "README.md": "one\n" });
 		await f.claim("implementer-1", "README.md");

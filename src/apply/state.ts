@@ -26,7 +26,7 @@ const SYMLINK_MODE = 0o120000;
 const blobPath = (root: string, digest: string) => join(root, BLOBS_DIR, digest);
 
 function putBlob(root: string, bytes: Uint8Array): string {
-	const digest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+	const digest = sha256(bytes);
 	const path = blobPath(root, digest);
 	if (!existsSync(path)) {
 		mkdirSync(join(root, BLOBS_DIR), { recursive: true, mode: 0o700 });
@@ -37,7 +37,7 @@ function putBlob(root: string, bytes: Uint8Array): string {
 
 function getBlob(root: string, digest: string): Buffer {
 	const bytes = readFileSync(blobPath(root, digest));
-	if (new Bun.CryptoHasher("sha256").update(bytes).digest("hex") !== digest) {
+	if (sha256(bytes) !== digest) {
 		throw new Error(`journal blob ${digest} is corrupt`);
 	}
 	return bytes;
@@ -77,7 +77,7 @@ export function currentState(root: string, rel: string): FileState | null {
 		return {
 			kind: "file",
 			mode: stat.mode & 0o7777,
-			sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex"),
+			sha256: sha256(bytes),
 		};
 	} catch {
 		return null;

@@ -9,4 +9,5 @@ export function canonicalJson(value: unknown): string {
 	);
 }
 
-export const sha256 = (text: string): string => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+export const sha256 = (data: string | Uint8Array): string =>
+	new Bun.CryptoHasher("sha256").update(data).digest("hex");

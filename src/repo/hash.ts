@@ -2,6 +2,7 @@
 // symbol's lines, a directory's visible files. "" means there is nothing to hash (a file that does
 // not exist yet, a resource that is not in the repository), which never makes a claim stale.
 import { statSync } from "node:fs";
+import { sha256 } from "../domain/canonical.ts";
 import type { Scope } from "../domain/claims.ts";
 import { ToolError } from "../errors.ts";
 import { listFiles } from "./files.ts";
@@ -36,12 +37,12 @@ export async function contentHash(guard: RepoGuard, scope: Scope): Promise<strin
 	switch (scope.resource_type) {
 		case "file": {
 			const bytes = fileBytes(guard, path);
-			return bytes ? hex(new Bun.CryptoHasher("sha256").update(bytes)) : "";
+			return bytes ? sha256(bytes) : "";
 		}
 		case "symbol": {
 			if (scope.start_line === null || scope.end_line === null) return "";
 			const text = symbolText(guard, path, scope.start_line, scope.end_line);
-			return text === undefined ? "" : hex(new Bun.CryptoHasher("sha256").update(text));
+			return text === undefined ? "" : sha256(text);
 		}
 		case "directory": {
 			let isDir = false;

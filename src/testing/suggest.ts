@@ -16,6 +16,7 @@ import {
 	parentRel,
 	relativeRel,
 } from "../repo/deps/reader.ts";
+import type { Ecosystem } from "../repo/deps/types.ts";
 import { listFiles } from "../repo/files.ts";
 import type { RepoGuard, RepoRel } from "../repo/guard.ts";
 import { allowedBy, canonical, splitCommand } from "./argv.ts";
@@ -39,8 +40,6 @@ interface Candidate {
 	commands: string[];
 	reason: string;
 }
-
-type Ecosystem = "npm" | "go" | "cargo" | "python";
 
 const NPM_PLACEHOLDER = /no test specified/;
 const MAX_NARROWED = 20;

@@ -19,6 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { gitApply } from "../patches.ts";
 import { listFiles } from "../repo/files.ts";
 
 /** Ignored folders that hold installed dependencies, looked for next to each package manifest. */
@@ -112,19 +113,8 @@ export async function proposalWorkdir(root: string, patchFile: string, strip: nu
 		const files = await listFiles(root);
 		copyTree(root, dir, files);
 		linkDependencies(root, dir, files);
-		const proc = Bun.spawn(["git", "apply", "--recount", `-p${strip}`, patchFile], {
-			cwd: dir,
-			stdin: "ignore",
-			stdout: "ignore",
-			stderr: "pipe",
-			env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(dir) },
-		});
-		const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-		if (code !== 0) {
-			throw new PatchDoesNotApply(
-				`the proposal's patch does not apply: ${stderr.trim().split("\n").slice(0, 3).join("; ")}`,
-			);
-		}
+		const failure = await gitApply(dir, patchFile, strip, false);
+		if (failure !== undefined) throw new PatchDoesNotApply(`the proposal's patch does not apply: ${failure}`);
 		return { dir, remove };
 	} catch (err) {
 		remove();

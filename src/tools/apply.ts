@@ -14,7 +14,7 @@ import { overlaps } from "../domain/claims.ts";
 import { mintId } from "../domain/ids.ts";
 import { touchedPaths } from "../domain/patch.ts";
 import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
-import { patchPath } from "../patches.ts";
+import { gitApply, patchPath } from "../patches.ts";
 import type { Args } from "../registry/index.ts";
 import type { TransactionRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
@@ -23,7 +23,7 @@ import type { Tx } from "../store/index.ts";
 import { newRecordId, requireRun } from "./common.ts";
 import { mustBeOpen, OPEN } from "./proposals.ts";
 import { releaseClaim } from "./resources.ts";
-import { checkProposal, type Evidence, gatherEvidence, gitApply, policyOf } from "./validate.ts";
+import { checkProposal, type Evidence, gatherEvidence, policyOf } from "./validate.ts";
 
 /** Test-only: `ROUNDTABLE_TEST_CRASH_AT=<step>` kills this process at that step (see the apply tests). */
 function crashPoint(step: string): void {

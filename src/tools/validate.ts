@@ -1,13 +1,12 @@
 // patch.validate, and the evidence every gate reads: what the patch is, who voted on its current
 // revision, which test run, approval and review count. patch.apply checks the same gates.
-import { dirname } from "node:path";
 import type { Env } from "../dispatch.ts";
 import { isPathType, type Scope } from "../domain/claims.ts";
 import { covers, scopeOfId, uncovered, uncoveredChange } from "../domain/coverage.ts";
 import { type ParsedPatch, PatchError, parsePatch, touchedPaths } from "../domain/patch.ts";
 import type { Vote } from "../domain/statuses.ts";
 import { notFound } from "../errors.ts";
-import { patchPath, readPatch } from "../patches.ts";
+import { gitApply, patchPath, readPatch } from "../patches.ts";
 import { evaluate, loadPolicy, PolicyError } from "../policy/index.ts";
 import type { Evaluation, EvaluationInput, Gate, Policy } from "../policy/types.ts";
 import type { Args } from "../registry/index.ts";
@@ -130,35 +129,6 @@ function readCurrentPatch(root: string, e: Evidence): { parsed?: ParsedPatch; ga
 			],
 		};
 	}
-}
-
-/**
- * `git apply` of a patch file in `dir` (with `check`, only a trial): undefined when it applies,
- * otherwise git's first lines of complaint.
- */
-export async function gitApply(
-	dir: string,
-	patchFile: string,
-	strip: number,
-	check: boolean,
-): Promise<string | undefined> {
-	const proc = Bun.spawn(
-		["git", "apply", ...(check ? ["--check"] : []), "--recount", `-p${strip}`, patchFile],
-		{
-			cwd: dir,
-			stdin: "ignore",
-			stdout: "ignore",
-			stderr: "pipe",
-			// The ceiling keeps git from finding a repository above `dir` (a monorepo around the project,
-			// the project around a scratch copy), where it would read the patch's paths from that
-			// repository's top and skip them all.
-			env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_CEILING_DIRECTORIES: dirname(dir) },
-		},
-	);
-	const timer = setTimeout(() => proc.kill(), 30_000);
-	const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-	clearTimeout(timer);
-	return code === 0 ? undefined : stderr.trim().split("\n").slice(0, 3).join("; ");
 }
 
 /** Claims gate: the author's live write/exclusive claims cover every affected resource and none is stale. */

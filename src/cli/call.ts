@@ -1,9 +1,10 @@
-// `mcp call`: one tool call, either in this process (direct mode: it opens the project itself, and
-// works beside a running owner) or through the owner's legacy socket (--socket).
+// `mcp call`: one tool call. Beside a live owner it goes through the owner's legacy socket, which
+// costs a connect instead of opening the project and loading the schemas (tens of milliseconds, not
+// seconds); without one it runs in this process (direct mode, which also works beside an owner).
+// --direct forces this process; --socket insists on the owner.
 import { readFileSync, realpathSync } from "node:fs";
-import { peekEndpoints } from "../config/peek.ts";
 import { findOwner } from "../owner/presence.ts";
-import { callSocket } from "../transports/socket-client.ts";
+import { callSocket, SocketUnreachable } from "../transports/socket-client.ts";
 import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
 
@@ -52,25 +53,49 @@ async function direct(root: string, tool: string, args: unknown): Promise<Outcom
 	}
 }
 
-async function viaSocket(root: string, tool: string, args: unknown): Promise<Outcome> {
-	const path = findOwner(root)?.socket_path ?? peekEndpoints(realpathSync(root)).socketPath;
+async function viaSocket(path: string, tool: string, args: unknown): Promise<Outcome> {
+	const reply = await callSocket(path, tool, args);
+	if (reply.ok) return { result: reply.result };
+	return {
+		error: {
+			code: reply.code ?? "internal",
+			message: reply.error ?? "the call failed",
+			...(reply.details !== undefined && { details: reply.details }),
+		},
+	};
+}
+
+const ownerGone = (err: unknown): Outcome => ({
+	error: {
+		code: "failed_precondition",
+		message: `${(err as Error).message}; is \`roundtable start\` running?`,
+	},
+});
+
+/** Through the live owner when there is one, else in this process. */
+async function relayOrDirect(root: string, tool: string, args: unknown): Promise<Outcome> {
+	const path = findOwner(root)?.socket_path;
+	if (path) {
+		try {
+			return await viaSocket(path, tool, args);
+		} catch (err) {
+			// Only when nothing was sent: a lost reply must not become a second call.
+			if (!(err instanceof SocketUnreachable)) return ownerGone(err);
+		}
+	}
+	return direct(root, tool, args);
+}
+
+/** Through the owner, or fail: --socket. */
+async function ownerOnly(root: string, tool: string, args: unknown): Promise<Outcome> {
+	// The config is read (with the YAML parser) only when owner.json does not say where the owner is.
+	const path =
+		findOwner(root)?.socket_path ??
+		(await import("../config/peek.ts")).peekEndpoints(realpathSync(root)).socketPath;
 	try {
-		const reply = await callSocket(path, tool, args);
-		if (reply.ok) return { result: reply.result };
-		return {
-			error: {
-				code: reply.code ?? "internal",
-				message: reply.error ?? "the call failed",
-				...(reply.details !== undefined && { details: reply.details }),
-			},
-		};
+		return await viaSocket(path, tool, args);
 	} catch (err) {
-		return {
-			error: {
-				code: "failed_precondition",
-				message: `${(err as Error).message}; is \`roundtable start\` running?`,
-			},
-		};
+		return ownerGone(err);
 	}
 }
 
@@ -78,10 +103,10 @@ export const callTool: CommandRun = {
 	async run(flags) {
 		const tool = flags.tool as string | undefined;
 		if (tool === undefined) throw new UsageError("--tool is required");
+		if (flags.socket && flags.direct) throw new UsageError("give --socket or --direct, not both");
 		const args = readArgs(flags);
-		const outcome = flags.socket
-			? await viaSocket(flags.root, tool, args)
-			: await direct(flags.root, tool, args);
+		const how = flags.direct ? direct : flags.socket ? ownerOnly : relayOrDirect;
+		const outcome = await how(flags.root, tool, args);
 		if ("result" in outcome) {
 			process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
 			return 0;

@@ -121,11 +121,12 @@ const COMMANDS: Command[] = [
 	},
 	{
 		name: "mcp call",
-		usage: "roundtable mcp call --tool NAME [--args JSON | --args-file FILE] [--socket]",
+		usage: "roundtable mcp call --tool NAME [--args JSON | --args-file FILE] [--socket | --direct]",
 		summary:
-			'Call one tool, in this process (works beside a running owner) or with --socket through the owner. Prints the result JSON; on failure prints {"error":{code,message,details}} on stderr and exits 1.',
+			'Call one tool: through the running owner\'s socket when one runs (fast), else in this process. Prints the result JSON; on failure prints {"error":{code,message,details}} on stderr and exits 1.',
 		flags: {
-			socket: { kind: "boolean", help: "call through the running owner's legacy socket" },
+			socket: { kind: "boolean", help: "only through the running owner; fail when none runs" },
+			direct: { kind: "boolean", help: "in this process, even beside a running owner" },
 			tool: { kind: "string", value: "NAME", help: "tool name, e.g. task.create" },
 			args: { kind: "string", value: "JSON", help: "arguments as a JSON object" },
 			"args-file": {

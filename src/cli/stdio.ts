@@ -84,12 +84,17 @@ export const stdio: CommandRun = {
 		const token = process.env.ROUNDTABLE_MCP_TOKEN || undefined;
 		const configured = () => peekEndpoints(root).httpUrl;
 		let url = checkUrl((flags.url as string | undefined) ?? findOwner(root)?.http_url ?? configured(), token);
-		const found = await probe(url, token);
+		// Port 0 is what the config asks for, not where anyone listens: only a live owner knows its port.
+		const found = url.port === "0" ? "absent" : await probe(url, token);
 		if (found === "unauthorized")
 			throw new Error(`the owner at ${url} refused the token in ROUNDTABLE_MCP_TOKEN`);
 		if (found === "absent") {
 			if (!flags.autostart) {
-				log(`no Roundtable owner at ${url}; start one with \`roundtable start\``);
+				const where =
+					url.port === "0"
+						? `for ${root} (mcp.http_address lets the system pick the port, so a live owner's .roundtable/owner.json would name it)`
+						: `at ${url}`;
+				log(`no Roundtable owner ${where}; start one with \`roundtable start\`, or pass --autostart`);
 				return 1;
 			}
 			url = await autostart(root, token);

@@ -9,6 +9,7 @@ import { CONFIG_PATH, loadConfig } from "../config/load.ts";
 import { policyMarkdown } from "../config/policy.ts";
 import { sha256 } from "../domain/canonical.ts";
 import { writeFileAtomic } from "../fsutil.ts";
+import { findOwner } from "../owner/presence.ts";
 import { databasePath } from "../runtime.ts";
 import { openStore } from "../store/index.ts";
 import { CLIENT_FILES, type Client, clientConfig } from "./clients.ts";
@@ -51,6 +52,10 @@ function readState(root: string): Record<string, string> {
 	} catch {
 		return {};
 	}
+}
+
+function writeState(root: string, files: Record<string, string>): void {
+	writeFileAtomic(join(root, STATE_PATH), `${JSON.stringify({ files }, null, 2)}\n`, 0o600);
 }
 
 /** A file we merge our part into (a client's config): always written, never "kept". */
@@ -97,8 +102,12 @@ function place(
 	return current === undefined ? "created" : ours ? "updated" : "overwritten";
 }
 
-/** The generated MCP assets. */
-function mcpAssets(root: string, config: Config): [path: string, content: string][] {
+/** The generated MCP assets. Beside a live owner they name the address it bound (port 0 resolved). */
+function mcpAssets(root: string, configured: Config): [path: string, content: string][] {
+	const live = findOwner(root)?.http_url;
+	const config = live
+		? { ...configured, mcp: { ...configured.mcp, http_address: new URL(live).host } }
+		: configured;
 	return [
 		[TOOLS_SCHEMA_PATH, toolsSchemaJson()],
 		[SERVER_JSON_PATH, serverJson(root, config)],
@@ -106,13 +115,21 @@ function mcpAssets(root: string, config: Config): [path: string, content: string
 	];
 }
 
-/** Writes the MCP assets over whatever is there (`mcp inspect --write`, `run`); the paths written. */
+/**
+ * Writes the MCP assets over whatever is there (`mcp inspect --write`, `run`, `start` with the URL it
+ * bound); the paths written. Their hashes are recorded as init's own, so a later `init` updates them
+ * instead of keeping them as if a user had edited them.
+ */
 export function writeMcpAssets(root: string, config: Config): string[] {
-	return mcpAssets(root, config).map(([rel, content]) => {
+	const written = readState(root);
+	const paths = mcpAssets(root, config).map(([rel, content]) => {
 		mkdirSync(dirname(join(root, rel)), { recursive: true, mode: 0o700 });
 		writeFileAtomic(join(root, rel), content);
+		written[rel] = sha256(content);
 		return rel;
 	});
+	writeState(root, written);
+	return paths;
 }
 
 /** Initializes a directory that exists but is not a project yet (`start`, `run`); else undefined. */
@@ -159,9 +176,7 @@ export async function initProject(
 			action: writeMerged(root, rel, (before) => clientConfig(client, before, root)),
 		});
 	}
-	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) {
-		writeFileAtomic(join(root, STATE_PATH), `${JSON.stringify({ files: written }, null, 2)}\n`, 0o600);
-	}
+	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) writeState(root, written);
 
 	const store = openStore(databasePath(root, config));
 	let agents: SyncReport;

@@ -8,6 +8,7 @@ import { Coordinator } from "../chair/coordinator.ts";
 import type { TickReport } from "../chair/tick.ts";
 import { syncAgents } from "../config/agents.ts";
 import { endpointsOf } from "../config/peek.ts";
+import { writeMcpAssets } from "../init/index.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { markInterrupted } from "../tools/tests.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
@@ -51,6 +52,18 @@ export function stopSignal(): Promise<string> {
 
 const formatInterval = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
+/** Bun.serve's "Is port N in use?" says neither which setting chose the port nor what to do. */
+function listenOrExplain<T>(address: string, listen: () => T): T {
+	try {
+		return listen();
+	} catch (err) {
+		if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+		throw new Error(
+			`mcp.http_address ${address} is in use (another program, or another project's owner, listens there); set mcp.http_address in .roundtable/config.yaml to a free port, or to 127.0.0.1:0 to let the system choose one (clients find it in .roundtable/owner.json)`,
+		);
+	}
+}
+
 export async function runOwner(rootDir: string, options: OwnerOptions): Promise<number> {
 	const root = realpathSync(rootDir);
 	const lock = tryLock(join(root, OWNER_LOCK_PATH));
@@ -88,24 +101,27 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		});
 		if (options.http) {
 			const { tls_cert_file: cert, tls_key_file: key } = config.mcp;
+			const live = rt;
 			const store = rt.store;
-			http = startHttp(rt, {
-				address: config.mcp.http_address,
-				token: process.env.ROUNDTABLE_MCP_TOKEN || undefined,
-				tls: cert && key ? { cert: resolve(root, cert), key: resolve(root, key) } : undefined,
-				maxBodyBytes: config.limits.max_frame_bytes,
-				maxSessions: config.limits.max_connections,
-				inflight,
-				health: async () => {
-					if (coordinator) return coordinator.health();
-					try {
-						const runs = await store.withTransaction("read", (tx) => tx.runs.active());
-						return runs.length > 0 ? "ready" : "healthy-idle";
-					} catch {
-						return "degraded";
-					}
-				},
-			});
+			http = listenOrExplain(config.mcp.http_address, () =>
+				startHttp(live, {
+					address: config.mcp.http_address,
+					token: process.env.ROUNDTABLE_MCP_TOKEN || undefined,
+					tls: cert && key ? { cert: resolve(root, cert), key: resolve(root, key) } : undefined,
+					maxBodyBytes: config.limits.max_frame_bytes,
+					maxSessions: config.limits.max_connections,
+					inflight,
+					health: async () => {
+						if (coordinator) return coordinator.health();
+						try {
+							const runs = await store.withTransaction("read", (tx) => tx.runs.active());
+							return runs.length > 0 ? "ready" : "healthy-idle";
+						} catch {
+							return "degraded";
+						}
+					},
+				}),
+			);
 		}
 		publishOwner(root, {
 			pid: process.pid,
@@ -115,6 +131,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			started_at: new Date().toISOString(),
 			version: VERSION,
 		});
+		// Now that owner.json names it, server.json and the manifest get the URL bound (never port 0).
+		if (http) writeMcpAssets(root, config);
 		if (options.chair) {
 			coordinator = new Coordinator(rt, {
 				intervalMs: options.intervalMs,

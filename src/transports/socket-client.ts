@@ -1,5 +1,10 @@
 // A client of the legacy socket: one request line out, one reply line back.
 
+/** Nothing was sent: no socket, or nobody accepted. Safe to try another way. */
+export class SocketUnreachable extends Error {
+	override name = "SocketUnreachable";
+}
+
 export interface SocketReply {
 	ok: boolean;
 	result?: unknown;
@@ -12,14 +17,15 @@ export function callSocket(
 	path: string,
 	tool: string,
 	args: unknown,
-	timeoutMs = 60_000,
+	/** Undefined: wait as long as the call runs (the owner bounds it; Ctrl-C cancels it). */
+	timeoutMs?: number,
 ): Promise<SocketReply> {
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
-		const timer = setTimeout(
-			() => reject(new Error(`no reply from ${path} within ${timeoutMs} ms`)),
-			timeoutMs,
-		);
+		const timer =
+			timeoutMs === undefined
+				? undefined
+				: setTimeout(() => reject(new Error(`no reply from ${path} within ${timeoutMs} ms`)), timeoutMs);
 		const finish = () => {
 			clearTimeout(timer);
 			const text = Buffer.concat(chunks).toString("utf8").trim();
@@ -50,7 +56,7 @@ export function callSocket(
 			},
 		}).catch((err: Error) => {
 			clearTimeout(timer);
-			reject(new Error(`cannot reach the Roundtable socket at ${path}: ${err.message}`));
+			reject(new SocketUnreachable(`cannot reach the Roundtable socket at ${path}: ${err.message}`));
 		});
 	});
 }

@@ -2,6 +2,7 @@
 import * as apply from "./apply.bench.ts";
 import * as chair from "./chair.bench.ts";
 import * as claims from "./claims.bench.ts";
+import * as cli from "./cli.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
@@ -10,7 +11,7 @@ import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-for (const bench of [dispatch, watch, transports, search, symbols, claims, apply, chair, testrun]) {
+for (const bench of [dispatch, watch, transports, cli, search, symbols, claims, apply, chair, testrun]) {
 	await bench.run();
 	console.log();
 }

@@ -2,9 +2,9 @@
 // .mcp.json) that launches `roundtable mcp stdio` for this project. Only Roundtable's own entry is
 // written; the rest of each file is kept; nothing outside the project (HOME) is touched.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { write as put, type CliResult as Result, runCli, tempDir } from "./helpers.ts";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { basename, delimiter, dirname, join } from "node:path";
+import { write as put, REPO, type CliResult as Result, runCli, runProcess, tempDir } from "./helpers.ts";
 
 const CODEX = ".codex/config.toml";
 const CLAUDE = ".mcp.json";
@@ -32,13 +32,23 @@ async function init(root: string, args: string[] = [], cwd?: string): Promise<Re
 	});
 }
 
+/** PATH without any folder that holds a bun or bunx (node_modules/.bin included). */
+const pathWithoutBun = () =>
+	(process.env.PATH ?? "")
+		.split(delimiter)
+		.filter((dir) => dir !== "" && !existsSync(join(dir, "bun")) && !existsSync(join(dir, "bunx")))
+		.join(delimiter);
+
 const project = () => realpathSync(tempDir("rt-clients-"));
 const read = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");
 
+/** The package's launcher (bin/roundtable), by its absolute path: no bun on PATH, no registry. */
+const LAUNCHER = join(REPO, "bin", "roundtable");
+
 /** What a client run from source should be told to launch for this project. */
 const expectedEntry = (root: string) => ({
-	command: "bunx",
-	args: ["roundtable", "mcp", "stdio", "--root", root],
+	command: LAUNCHER,
+	args: ["mcp", "stdio", "--root", root],
 });
 
 type CodexConfig = { mcp_servers?: Record<string, Record<string, unknown>> } & Record<string, unknown>;
@@ -163,7 +173,7 @@ ZETA = "z"
 		const root = project();
 		ok(await init(root, ["--client", "codex"]));
 		const first = read(root, CODEX);
-		put(root, CODEX, first.replace('"bunx"', '"somewhere-else"'));
+		put(root, CODEX, first.replace(JSON.stringify(LAUNCHER), '"somewhere-else"'));
 		const r = ok(await init(root, ["--client", "codex"]));
 		expect(r.stdout).toContain(`updated ${CODEX}`);
 		expect(read(root, CODEX)).toBe(first);
@@ -252,6 +262,19 @@ describe("both clients", () => {
 		expect({ command: codex?.command, args: codex?.args }).toEqual(stdio);
 		const claude = mcpJson(root).mcpServers?.roundtable;
 		expect({ command: claude?.command, args: claude?.args }).toEqual(stdio);
+	});
+
+	test("the entry runs Roundtable's bridge from any folder, with no bun on PATH", async () => {
+		const root = project();
+		ok(await init(root, ["--client", "claude"]));
+		const entry = mcpJson(root).mcpServers?.roundtable;
+		const [command, args] = [entry?.command as string, entry?.args as string[]];
+		const elsewhere = realpathSync(tempDir("rt-elsewhere-"));
+		const env = { PATH: pathWithoutBun(), HOME: elsewhere };
+		// No owner runs for this project, so the bridge itself says so: Roundtable ran, not "bun: not found".
+		const r = await runProcess([command, ...args], { cwd: elsewhere, env });
+		expect(r.stderr).toStartWith("roundtable mcp stdio: no Roundtable owner");
+		expect(r.code).toBe(1);
 	});
 
 	test("init without --client writes no client file", async () => {

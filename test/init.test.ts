@@ -21,7 +21,7 @@ import { AGENTS_MD, PROJECT_MD } from "../src/init/starter-files.ts";
 import { TOOLS } from "../src/registry/index.ts";
 import { openRuntime } from "../src/runtime.ts";
 import type { StoredAgent } from "../src/store/agents.ts";
-import { allEvents, makeProject, type Project, runCli, tempDir } from "./helpers.ts";
+import { allEvents, makeProject, type Project, REPO, runCli, tempDir } from "./helpers.ts";
 
 const CONFIG = ".roundtable/config.yaml";
 
@@ -436,10 +436,10 @@ describe("generated files", () => {
 		expect(server.transports.streamable_http.url).toBe("http://127.0.0.1:7117/mcp");
 		expect(server.transports.legacy_unix_socket.path).toBe(socket);
 
-		// Run from the package (as the tests are), clients start it with `bunx roundtable`; the compiled
-		// binary names its own absolute path instead (checked in the transports tests).
+		// Run from the package (as the tests are), clients start the package's launcher by its absolute
+		// path; the compiled binary names its own absolute path instead (test/binary.test.ts).
 		const { command, args } = server.transports.stdio as { command: string; args: string[] };
-		expect([command, ...args]).toEqual(["bunx", "roundtable", "mcp", "stdio", "--root", root]);
+		expect([command, ...args]).toEqual([join(REPO, "bin", "roundtable"), "mcp", "stdio", "--root", root]);
 	});
 
 	test("with a TLS certificate and key the HTTP URL is https", async () => {

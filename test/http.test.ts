@@ -60,9 +60,10 @@ interface RpcMessage {
 async function rpcOf(res: Response): Promise<RpcMessage> {
 	const text = await res.text();
 	if (!res.headers.get("content-type")?.includes("text/event-stream")) return JSON.parse(text) as RpcMessage;
+	// A priming event (an id, `retry` and empty data) opens each stream: it is not a message.
 	const messages = text
 		.split("\n")
-		.filter((line) => line.startsWith("data: "))
+		.filter((line) => line.startsWith("data: ") && line.length > 6)
 		.map((line) => JSON.parse(line.slice(6)) as RpcMessage);
 	const reply = messages.find((m) => "result" in m || "error" in m);
 	if (!reply) throw new Error(`no JSON-RPC response in the stream: ${text}`);
@@ -265,6 +266,74 @@ describe("sessions", () => {
 		expect(status).toBe(200);
 		expect(contentType).toContain("text/event-stream");
 	}, 30_000);
+});
+
+describe("resumable streams (SEP-1699)", () => {
+	/** Reads from a stream until `done` says the text so far is enough. */
+	async function readUntil(
+		reader: { read(): Promise<{ value?: Uint8Array; done: boolean }> },
+		done: (text: string) => boolean,
+	) {
+		const decoder = new TextDecoder();
+		let text = "";
+		while (!done(text)) {
+			const { value, done: ended } = await reader.read();
+			if (ended) break;
+			text += decoder.decode(value, { stream: true });
+		}
+		return text;
+	}
+
+	test("a client that loses a POST's stream mid-call gets the result by resuming with Last-Event-ID", async () => {
+		const { url, inflight } = await serve();
+		const s = await rawSession(url);
+		const state = await s.request("tools/call", { name: "table.get_state", arguments: {} });
+		const newest = (state.result as { structuredContent: { last_event_id: number } }).structuredContent
+			.last_event_id;
+		const watch = { name: "table.watch", arguments: { after_event_id: newest, wait_ms: 1000 } };
+		const res = await s.post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: watch });
+		const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+		// The stream opens with a priming event: an id to resume from and how long to wait first.
+		const first = await readUntil(reader, (t) => t.includes("\n\n"));
+		const primed = /^id: (\d+)\nretry: 1000\ndata: \n\n/.exec(first);
+		expect(primed).not.toBeNull();
+		await reader.cancel(); // the connection drops; the call goes on
+		expect(inflight.size).toBe(1);
+
+		const resumed = await fetch(url, {
+			method: "GET",
+			headers: {
+				...s.headers,
+				accept: "text/event-stream",
+				"last-event-id": (primed as RegExpExecArray)[1] as string,
+			},
+		});
+		expect(resumed.status).toBe(200);
+		const reply = await rpcOf(resumed);
+		expect(reply.id).toBe(7);
+		expect(reply.result?.structuredContent).toMatchObject({ events: [] });
+	});
+
+	test("a Last-Event-ID the session never issued is refused with 400", async () => {
+		const { url } = await serve();
+		const a = await rawSession(url);
+		const b = await rawSession(url);
+		const res = await a.post({ jsonrpc: "2.0", id: 8, method: "ping" });
+		const id = /^id: (\d+)$/m.exec(await res.text())?.[1] as string;
+		expect(id).toMatch(/^\d+$/);
+		for (const [session, lastEventId] of [
+			[b, id],
+			[a, "999999999"],
+			[a, "not-an-id"],
+		] as const) {
+			const get = await fetch(url, {
+				method: "GET",
+				headers: { ...session.headers, accept: "text/event-stream", "last-event-id": lastEventId },
+			});
+			expect(get.status).toBe(400);
+			await get.body?.cancel();
+		}
+	});
 });
 
 describe("tools/list", () => {

@@ -1,11 +1,18 @@
 // Streamable HTTP MCP (2025-11-25) at /mcp, and /healthz, in Bun.serve. Each MCP session gets its
-// own SDK transport and Server; every request passes the Host/Origin/bearer guard first.
+// own SDK transport and Server; every request passes the Host/Origin/bearer guard first. Streams
+// are resumable (SEP-1699): each opens with a priming event (an id and `retry`), and a client that
+// lost one reconnects with Last-Event-ID to get what it missed.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+	isInitializeRequest,
+	LATEST_PROTOCOL_VERSION,
+	SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../runtime.ts";
+import { EventBuffer } from "./event-store.ts";
 import { checkRequest, isLoopbackHostname } from "./guard.ts";
 import type { InFlight } from "./inflight.ts";
-import { createMcpServer } from "./mcp-server.ts";
+import { conformanceFixtures, createMcpServer } from "./mcp-server.ts";
 
 export interface HttpOptions {
 	/** host:port; port 0 lets the OS choose. */
@@ -32,9 +39,18 @@ export interface HttpServer {
 // Sessions nobody has used for this long are closed (a client that vanished without DELETE).
 const SESSION_IDLE_MS = 60 * 60 * 1000;
 
+// What a client that lost a stream can get back, bounded for the whole server however many
+// sessions are open (8 Mi characters is 8–16 MB). A larger event (a big tool result) is not kept:
+// resuming across it is refused, and the client must send its request again.
+const EVENT_LIMITS = { maxEvents: 4096, maxChars: 8 * 1024 * 1024, maxEventChars: 1024 * 1024 };
+/** The `retry` (ms) each stream's priming event carries: how soon a cut-off client reconnects. */
+const RETRY_MS = 1000;
+
 interface Session {
 	transport: WebStandardStreamableHTTPServerTransport;
 	lastSeen: number;
+	/** The protocol version initialize negotiated. */
+	protocolVersion: string;
 }
 
 function rpcError(status: number, code: number, message: string): Response {
@@ -71,6 +87,30 @@ function openAtOnce(res: Response): Response {
 	return new Response(body, { status: res.status, headers: res.headers });
 }
 
+/**
+ * The SDK decides per request, from its MCP-Protocol-Version header, whether a stream gets a
+ * priming event and may be closed for polling (2025-11-25 and later). A client that negotiated
+ * 2025-11-25 but labels a request with an older version it also speaks (the conformance suite's
+ * raw requests do) would lose resumability, so within a session the negotiated version decides.
+ * An unsupported version stays as sent, for the SDK to refuse with 400.
+ */
+function withSessionVersion(req: Request, negotiated: string): Request {
+	const sent = req.headers.get("mcp-protocol-version");
+	if (sent === negotiated || (sent !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(sent))) return req;
+	const headers = new Headers(req.headers);
+	headers.set("mcp-protocol-version", negotiated);
+	// The body was read already (readJson) and goes to the SDK parsed.
+	return new Request(req.url, { method: req.method, headers, signal: req.signal });
+}
+
+/** The version the SDK's initialize answers with: the client's, if supported, else the latest. */
+function negotiatedVersion(initialize: unknown): string {
+	const asked = (initialize as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+	return typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+		? asked
+		: LATEST_PROTOCOL_VERSION;
+}
+
 /** Splits `host:port` (IPv6 in brackets) into its parts. */
 function parseAddress(address: string): { hostname: string; port: number } {
 	const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address);
@@ -88,6 +128,11 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 	}
 	const sessions = new Map<string, Session>();
 	const guard = { loopback, token: options.token };
+	const events = new EventBuffer(EVENT_LIMITS);
+	// Test-only tools, prompts and resources, loaded (or not) once; a failure is reported to
+	// every initialize rather than crashing the owner.
+	const fixtures = conformanceFixtures();
+	fixtures.catch(() => {});
 	let stopping = false;
 
 	async function readJson(req: Request): Promise<{ body: unknown } | Response> {
@@ -117,7 +162,10 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 			const session = sessions.get(sid);
 			if (!session) return rpcError(404, -32001, "session not found; initialize a new one");
 			session.lastSeen = Date.now();
-			const res = await session.transport.handleRequest(req, parsed && { parsedBody: parsed.body });
+			const res = await session.transport.handleRequest(
+				withSessionVersion(req, session.protocolVersion),
+				parsed && { parsedBody: parsed.body },
+			);
 			return req.method === "GET" ? openAtOnce(res) : res;
 		}
 		if (!parsed || !isInitializeRequest(parsed.body)) {
@@ -130,11 +178,21 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 				`too many open sessions (limit ${options.maxSessions}); end one with DELETE`,
 			);
 		}
+		let extension: Awaited<typeof fixtures>;
+		try {
+			extension = await fixtures;
+		} catch (err) {
+			return rpcError(500, -32603, `the conformance fixtures failed to load: ${(err as Error).message}`);
+		}
+		const protocolVersion = negotiatedVersion(parsed.body);
+		const replay = events.forSession();
 		const transport = new WebStandardStreamableHTTPServerTransport({
 			sessionIdGenerator: () => crypto.randomUUID(),
 			maxRequestBodySize: options.maxBodyBytes,
+			eventStore: replay.store,
+			retryInterval: RETRY_MS,
 			onsessioninitialized: (id) => {
-				sessions.set(id, { transport, lastSeen: Date.now() });
+				sessions.set(id, { transport, lastSeen: Date.now(), protocolVersion });
 			},
 			onsessionclosed: (id) => {
 				sessions.delete(id);
@@ -142,11 +200,13 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		});
 		transport.onclose = () => {
 			if (transport.sessionId) sessions.delete(transport.sessionId);
+			replay.drop();
 		};
 		await createMcpServer(rt, {
 			transport: "http",
 			principal: { kind: "operator" },
 			inflight: options.inflight,
+			extension,
 		}).connect(transport);
 		return transport.handleRequest(req, { parsedBody: parsed.body });
 	}

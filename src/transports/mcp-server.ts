@@ -3,7 +3,16 @@
 // tool failures are `isError` results carrying {"error":{code,message,details}} and no
 // structuredContent, because SDK clients check structuredContent against outputSchema even then.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, ListToolsRequestSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+	type CallToolResult,
+	ErrorCode,
+	ListToolsRequestSchema,
+	type Tool as McpTool,
+	type ServerCapabilities,
+	type ServerNotification,
+	type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Transport } from "../context.ts";
 import { call } from "../dispatch.ts";
@@ -39,30 +48,77 @@ function mcpTools(): McpTool[] {
 	return toolList;
 }
 
+/**
+ * More MCP surface beside the registry: the conformance suite's fixtures (tools, resources,
+ * prompts), which only a test run loads. Its tools are listed after the registry's and answered
+ * by it; their names never collide with the registry's dotted ones.
+ */
+export interface McpExtension {
+	capabilities: ServerCapabilities;
+	tools: McpTool[];
+	/** Registers its request handlers on one session's server; returns how it answers its tools there. */
+	install(server: Server): ExtensionCall;
+}
+
+export type ExtensionCall = (
+	name: string,
+	args: Record<string, unknown>,
+	extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+) => Promise<CallToolResult>;
+
+export const FIXTURES_ENV = "ROUNDTABLE_CONFORMANCE_FIXTURES";
+
+/**
+ * The conformance fixtures when the environment asks for them (`ROUNDTABLE_CONFORMANCE_FIXTURES=1`),
+ * else none. The module lives with the tests; a computed specifier keeps it out of normal startup
+ * and out of a compiled binary, where asking for it fails with a clear message.
+ */
+export async function conformanceFixtures(): Promise<McpExtension | undefined> {
+	if (process.env[FIXTURES_ENV] !== "1") return undefined;
+	const url = new URL("../../test/conformance-fixtures.ts", import.meta.url).href;
+	try {
+		return ((await import(url)) as { fixtures: McpExtension }).fixtures;
+	} catch (err) {
+		throw new Error(`${FIXTURES_ENV}=1 needs a source checkout with ${url}: ${(err as Error).message}`);
+	}
+}
+
 export interface McpServerOptions {
 	transport: Transport;
 	/** The caller, as the transport established it (the operator, until capability tokens). */
 	principal: CallContext["principal"];
 	/** Calls in progress, for a bounded drain at shutdown. */
 	inflight: InFlight;
+	/** Test fixtures to serve as well (see conformanceFixtures). */
+	extension?: McpExtension;
 }
 
 export function createMcpServer(rt: Runtime, options: McpServerOptions): Server {
+	const { extension } = options;
 	const server = new Server(
 		{ name: "roundtable", title: "Roundtable", version: VERSION },
 		{
-			capabilities: { tools: {} },
+			// Only what is answered: an undeclared method (resources/list, logging/setLevel, …) gets
+			// −32601 from the SDK. The extension's capabilities go in here, at construction, because
+			// the SDK installs logging/setLevel only for a server constructed with `logging`.
+			capabilities: { tools: {}, ...extension?.capabilities },
 			instructions:
 				"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.",
 		},
 	);
-	server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools() }));
+	server.setRequestHandler(ListToolsRequestSchema, async () => ({
+		tools: extension ? [...mcpTools(), ...extension.tools] : mcpTools(),
+	}));
+	const extensionCall = extension?.install(server);
 	server.setRequestHandler(AnyToolsCall, async (request, extra) => {
 		const params = request.params as {
 			name: string;
 			arguments?: Record<string, unknown>;
 			_meta?: { progressToken?: string | number };
 		};
+		if (extensionCall && extension?.tools.some((t) => t.name === params?.name)) {
+			return extensionCall(params.name, params.arguments ?? {}, extra);
+		}
 		if (!findTool(params.name)) {
 			const near = didYouMean(
 				params.name,

@@ -60,8 +60,23 @@ export function parseFrame(frame: Frame): Message | string {
 	return m;
 }
 
-/** Reads server-sent events and hands each data payload over. */
-async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: string) => void): Promise<void> {
+/** Where a stream can be resumed from: its last event id, and how long the owner asks us to wait. */
+interface Cursor {
+	lastEventId?: string;
+	retryMs?: number;
+}
+
+// A request's stream that ends before its answer (the owner closed it for polling, or the connection
+// broke) is resumed with Last-Event-ID this many times, waiting as the owner's `retry` says (capped).
+const RESUMES = 3;
+const MAX_RETRY_MS = 5000;
+
+/** Reads server-sent events and hands each data payload over, noting the cursor. */
+async function readEvents(
+	body: ReadableStream<Uint8Array>,
+	onData: (data: string) => void,
+	cursor: Cursor,
+): Promise<void> {
 	const decoder = new TextDecoder();
 	let buffer = "";
 	let data: string[] = [];
@@ -72,9 +87,13 @@ async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: strin
 			const line = buffer.slice(0, newline).replace(/\r$/, "");
 			buffer = buffer.slice(newline + 1);
 			if (line === "") {
-				if (data.length > 0) onData(data.join("\n"));
+				// An event without data (the priming event that only carries an id and `retry`) is
+				// not a message.
+				if (data.length > 0 && data.join("") !== "") onData(data.join("\n"));
 				data = [];
 			} else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+			else if (line.startsWith("id:")) cursor.lastEventId = line.slice(3).trim();
+			else if (/^retry: ?\d{1,9}$/.test(line)) cursor.retryMs = Number(line.slice(6));
 			newline = buffer.indexOf("\n");
 		}
 	}
@@ -95,16 +114,44 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 	});
 
 	/** Relays a server message to the client, noting what initialize negotiated. */
-	const relay = (text: string) => {
+	const relay = (text: string): Message | undefined => {
 		try {
 			const m = JSON.parse(text) as Message & { result?: { protocolVersion?: string } };
 			if (typeof m.result?.protocolVersion === "string" && !protocolVersion)
 				protocolVersion = m.result.protocolVersion;
 			o.send(JSON.stringify(m));
+			return m;
 		} catch {
 			o.log(`dropped a frame from the owner that is not JSON: ${text.slice(0, 80)}`);
+			return undefined;
 		}
 	};
+
+	/** Relays a request's event stream until its answer, resuming the stream if it ends first. */
+	async function relayStream(body: ReadableStream<Uint8Array>, id: Id | undefined, signal: AbortSignal) {
+		const cursor: Cursor = {};
+		let answered = false;
+		const onData = (text: string) => {
+			const m = relay(text);
+			if (m && m.method === undefined && m.id === id) answered = true;
+		};
+		await readEvents(body, onData, cursor);
+		for (let i = 0; id !== undefined && !answered && cursor.lastEventId !== undefined && i < RESUMES; i++) {
+			await Bun.sleep(Math.min(cursor.retryMs ?? 1000, MAX_RETRY_MS));
+			const res = await fetch(o.url, {
+				method: "GET",
+				headers: { ...headers(), accept: "text/event-stream", "last-event-id": cursor.lastEventId },
+				signal,
+			});
+			if (!res.ok || !res.body) {
+				await res.body?.cancel();
+				break;
+			}
+			await readEvents(res.body, onData, cursor);
+		}
+		if (id !== undefined && !answered && !signal.aborted)
+			o.send(errorFrame(id, -32603, "the owner's event stream ended before the answer"));
+	}
 
 	async function forward(m: Message, raw: string): Promise<void> {
 		const id = m.method !== undefined && m.id !== undefined ? m.id : undefined;
@@ -115,7 +162,7 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 			sessionId ??= res.headers.get("mcp-session-id") ?? undefined;
 			const type = res.headers.get("content-type") ?? "";
 			if (res.status === 202) return;
-			if (type.includes("text/event-stream") && res.body) await readEvents(res.body, relay);
+			if (type.includes("text/event-stream") && res.body) await relayStream(res.body, id, abort.signal);
 			else if (type.includes("application/json")) {
 				const body = (await res.json()) as Message;
 				if (body.error !== undefined && id !== undefined) o.send(JSON.stringify({ ...body, id }));

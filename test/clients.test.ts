@@ -2,9 +2,10 @@
 // .mcp.json) that launches `roundtable mcp stdio` for this project. Only Roundtable's own entry is
 // written; the rest of each file is kept; nothing outside the project (HOME) is touched.
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { basename, delimiter, dirname, join } from "node:path";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { write as put, REPO, type CliResult as Result, runCli, runProcess, tempDir } from "./helpers.ts";
+import { pathWithoutBun } from "./install-helpers.ts";
 
 const CODEX = ".codex/config.toml";
 const CLAUDE = ".mcp.json";
@@ -31,13 +32,6 @@ async function init(root: string, args: string[] = [], cwd?: string): Promise<Re
 		},
 	});
 }
-
-/** PATH without any folder that holds a bun or bunx (node_modules/.bin included). */
-const pathWithoutBun = () =>
-	(process.env.PATH ?? "")
-		.split(delimiter)
-		.filter((dir) => dir !== "" && !existsSync(join(dir, "bun")) && !existsSync(join(dir, "bunx")))
-		.join(delimiter);
 
 const project = () => realpathSync(tempDir("rt-clients-"));
 const read = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");

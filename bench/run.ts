@@ -7,11 +7,13 @@ import * as dispatch from "./dispatch.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
 import * as testrun from "./testrun.bench.ts";
+import * as toollist from "./toollist.bench.ts";
 import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-for (const bench of [dispatch, watch, transports, cli, search, symbols, claims, apply, chair, testrun]) {
+const benches = [toollist, dispatch, watch, transports, cli, search, symbols, claims, apply, chair, testrun];
+for (const bench of benches) {
 	await bench.run();
 	console.log();
 }

@@ -179,7 +179,7 @@ async function connect(url: string): Promise<{ client: Client; transport: Stream
 	const transport = new StreamableHTTPClientTransport(new URL(url));
 	await client.connect(transport);
 	cleanups.push(() => client.close());
-	await client.listTools(); // the client then checks structuredContent against outputSchema
+	await client.listTools();
 	return { client, transport };
 }
 

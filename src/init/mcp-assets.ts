@@ -24,6 +24,7 @@ export function toolsSchemaJson(): string {
 			name: t.name,
 			title: t.title,
 			description: t.description,
+			details: t.details,
 			mutates: t.mutates,
 			annotations: t.annotations,
 			input_schema: jsonSchemas(t).input,
@@ -143,6 +144,8 @@ export function toolsMarkdown(): string {
 				"",
 				`${t.title} (${flags.join(", ")}). ${t.description}`,
 				"",
+				t.details,
+				"",
 				rows.length === 0
 					? "No arguments."
 					: ["| argument | type | required | |", "|---|---|---|---|", ...rows].join("\n"),
@@ -154,7 +157,9 @@ export function toolsMarkdown(): string {
 		"# Tools",
 		"",
 		"Generated from the registry (`src/registry/`) by `npm run docs`; a test fails when this file is out of date.",
-		"Every tool answers one JSON object, or an error `{code, message, details}`.",
+		"Every tool answers one JSON object, or an error `{code, message, details}`. Under each heading, the first",
+		"paragraph is the tool's description in MCP `tools/list`; the second is the fuller account, which only",
+		"this file and `.roundtable/mcp/tools.schema.json` carry (tools/list keeps to 32 KiB).",
 		"",
 		...sections,
 	]

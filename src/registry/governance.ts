@@ -10,7 +10,9 @@ export const governanceTools = [
 		family: "governance",
 		title: "Request (or decide) a human approval",
 		description:
-			"Without `approval_id`: ask the operator to approve a proposal (or a task); the request is `requested` and bound to the proposal's current patch revision. With `approval_id` and `status` approved or rejected: record the operator's decision on that request (operator only; agents cannot decide). The latest decision on the current revision counts, so a later rejection revokes an earlier approval. An approval satisfies the human gate only, never the vote quorum; with `override_policy` it may override a security veto.",
+			"Ask the operator to approve a proposal or task; the operator decides with approval_id and status. Next: human.approval_status.",
+		details:
+			"Without `status`: ask the operator to approve a proposal (or a task); the request is `requested` and bound to the proposal's current patch revision (`approval_id`, if given, is its id). With `approval_id` and `status` approved or rejected: record the operator's decision on that request (operator only; agents cannot decide). The latest decision on the current revision counts, so a later rejection revokes an earlier approval. An approval satisfies the human gate only, never the vote quorum; with `override_policy` it may override a security veto.",
 		args: type({
 			subject: nonBlank,
 			reason_md: nonBlank,
@@ -24,16 +26,17 @@ export const governanceTools = [
 			"override_policy?": "boolean",
 		}),
 		argDocs: {
-			subject: "What is to be approved (on a decision: the request's subject).",
-			reason_md: "Why it needs a human (on a decision: the request's reason).",
-			approval_id: "The request a decision is about.",
-			proposal_id: "The proposal to approve.",
-			task_id: "The task (default: the proposal's).",
-			requested_by: "Who asks (default: the caller).",
-			status: "The decision: approved or rejected (with approval_id).",
+			subject: "What to approve.",
+			reason_md: "Why a human must.",
+			approval_id: "With status: request decided; else own id.",
+			proposal_id: "Proposal to approve.",
+			task_id: "Default the proposal's.",
+			requested_by: "Default the caller.",
+			status: "The operator's decision.",
 			decision_md: "The operator's reasoning.",
-			decided_by: "Who decided (default: operator).",
-			override_policy: "With an approval: also override a security veto.",
+			decided_by: "Default operator.",
+			override_policy: "Also override a security veto.",
+			idempotency_key: "Asks once on retry.",
 		},
 		output: type({ approval: approvalRecord }),
 		mutates: true,
@@ -42,9 +45,13 @@ export const governanceTools = [
 		name: "human.approval_status",
 		family: "governance",
 		title: "Approval status",
-		description:
+		description: "Whether an approval is decided and counts for the current diff. Next: patch.validate.",
+		details:
 			"Fetch one human approval and its status, and whether it counts for its proposal now (it was decided on the proposal's current patch revision).",
 		args: type({ approval_id: callerId }),
+		argDocs: {
+			approval_id: "Approval to check.",
+		},
 		output: type({ approval: approvalRecord, current: "boolean" }),
 		mutates: false,
 	}),
@@ -53,6 +60,8 @@ export const governanceTools = [
 		family: "governance",
 		title: "Security review",
 		description:
+			"Scan a proposal or resource for secrets and risky commands, or record a verdict (status). Next: patch.validate.",
+		details:
 			"Without `status`: scan a proposal's added lines (or, with only `resource_id`, that resource's current content) for dangerous commands and secrets; each finding has path, line, code and severity, and a critical finding vetoes (otherwise findings mean needs_changes, none means approved). With `status` (approved, needs_changes or veto): record a manual review. Reviews of a proposal bind to its current patch revision.",
 		args: type({
 			"review_id?": callerId,
@@ -64,12 +73,14 @@ export const governanceTools = [
 			"summary_md?": nonBlank,
 		}),
 		argDocs: {
-			review_id: "Choose the id yourself; by default one is minted (SR-…). An id in use is `already_exists`.",
-			proposal_id: "The proposal to review.",
-			resource_id: "A resource to review (file:, directory: or symbol: id) when there is no proposal.",
-			reviewer_id: "Who reviews (default security-1).",
-			status: "A manual verdict; leave it out to scan.",
-			summary_md: "Your summary (default: one written from the findings).",
+			review_id: "Own id (default new SR-).",
+			proposal_id: "Proposal to review.",
+			resource_id: "Resource to scan instead.",
+			task_id: "Default the proposal's.",
+			reviewer_id: "Default security-1.",
+			status: "Manual verdict; omit to scan.",
+			summary_md: "Default from findings.",
+			idempotency_key: "Reviews once on retry.",
 		},
 		output: type({ review: securityReviewRecord, findings: findingRecord.array() }),
 		mutates: true,

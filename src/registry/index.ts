@@ -39,22 +39,16 @@ export type Args<N extends ToolName> =
 	Extract<Spec, { name: N }> extends ToolSpec<N, infer I> ? I & CommonArgs : never;
 
 // One pattern (not an intersection) so a bad key gets one plain message.
-const idempotencyKey = type(/^(?=[\s\S]*\S)[\s\S]{1,200}$/).describe(
+export const idempotencyKey = type(/^(?=[\s\S]*\S)[\s\S]{1,200}$/).describe(
 	"a non-empty string of up to 200 characters",
 );
-
-const COMMON_DOCS = {
-	idempotency_key:
-		"Retry safely: the same key with the same arguments returns the first result without acting twice; with other arguments it is a `conflict`.",
-	expected_revision:
-		"Act only if the record is still at this revision; otherwise `conflict` with the current one.",
-};
 
 export interface Tool {
 	name: ToolName;
 	family: Family;
 	title: string;
 	description: string;
+	details: string;
 	/** Full input schema: the tool's arguments plus the common ones; unknown keys rejected. */
 	readonly input: Type<object>;
 	output: Type<object>;
@@ -77,6 +71,7 @@ function build(spec: ToolSpec): Tool {
 		family: spec.family,
 		title: spec.title,
 		description: spec.description,
+		details: spec.details,
 		// Built on first use: composing 43 schemas up front would cost every CLI call ~60 ms.
 		get input() {
 			if (!input) {
@@ -97,7 +92,7 @@ function build(spec: ToolSpec): Tool {
 			idempotentHint: !spec.mutates || (spec.idempotent ?? false),
 			openWorldHint: false,
 		},
-		argDocs: { ...(spec.argDocs as Record<string, string> | undefined), ...COMMON_DOCS },
+		argDocs: spec.argDocs as Record<string, string>,
 	};
 }
 

@@ -9,6 +9,8 @@ export const memoryTools = [
 		family: "memory",
 		title: "Search memory",
 		description:
+			"Search project knowledge when you start a task. Next: task.get, or memory.record what you learn.",
+		details:
 			"Full-text search of durable project knowledge, best matches first (words match by stem and prefix; an entry matching more words ranks higher). Stale entries are left out unless `include_stale` is true.",
 		args: type({
 			query: nonBlank,
@@ -18,11 +20,11 @@ export const memoryTools = [
 			"include_stale?": "boolean",
 		}),
 		argDocs: {
-			query: "Words to look for in titles, bodies, scopes and kinds.",
-			scope: "Only entries with exactly this scope.",
-			kind: "Only entries of exactly this kind.",
-			limit: "At most this many entries (default 10, at most 200).",
-			include_stale: "Also return entries marked stale (default false).",
+			query: "Words to find.",
+			scope: "Only this scope.",
+			kind: "Only this kind.",
+			limit: "Max entries (default 10).",
+			include_stale: "Include stale entries.",
 		},
 		output: type({
 			entries: memoryRecord.merge({ score: "number", snippet: "string" }).array(),
@@ -33,7 +35,8 @@ export const memoryTools = [
 		name: "memory.record",
 		family: "memory",
 		title: "Record memory",
-		description:
+		description: "Store a fact, convention or lesson later agents need. Next: memory.query finds it.",
+		details:
 			"Store a durable piece of project knowledge (a fact, convention, decision or lesson) for later agents to find with memory.query.",
 		args: type({
 			scope: nonBlank,
@@ -47,13 +50,16 @@ export const memoryTools = [
 			"proposal_id?": callerId,
 		}),
 		argDocs: {
-			scope: "Where it applies: `project`, a path, a task id, …",
-			kind: "What it is: `fact`, `convention`, `decision`, `lesson`, …",
-			source_event_id: "The event this knowledge came from.",
-			importance: "0 to 100, default 50; breaks ties in search and orders summaries.",
-			memory_id: "Choose the id yourself; by default one is minted (M-…). An id in use is `already_exists`.",
-			task_id: "The task this knowledge is about.",
-			proposal_id: "The proposal this knowledge is about.",
+			scope: "project, a path, a task id...",
+			kind: "fact, convention, lesson...",
+			title: "One line.",
+			body_md: "The knowledge.",
+			source_event_id: "Event it came from.",
+			importance: "0-100 (default 50).",
+			memory_id: "Own id (default new M-).",
+			task_id: "Task it concerns.",
+			proposal_id: "Proposal it concerns.",
+			idempotency_key: "Stores once on retry.",
 		},
 		output: type({ entry: memoryRecord }),
 		mutates: true,
@@ -63,6 +69,8 @@ export const memoryTools = [
 		family: "memory",
 		title: "Summarize memory",
 		description:
+			"Digest of active entries, most important first; for resume or handoff. Next: memory.query for detail.",
+		details:
 			"A Markdown digest of the active (not stale) entries for a scope, a task or a proposal, most important first. Nothing is stored.",
 		args: type({
 			"task_id?": callerId,
@@ -71,10 +79,10 @@ export const memoryTools = [
 			"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
 		}),
 		argDocs: {
-			task_id: "Entries recorded for this task, or whose scope is this task id.",
-			proposal_id: "Entries recorded for this proposal, or whose scope is this proposal id.",
-			scope: "Entries with exactly this scope.",
-			limit: "At most this many entries (default 200).",
+			task_id: "This task's entries.",
+			proposal_id: "This proposal's entries.",
+			scope: "This scope's entries.",
+			limit: "Max entries (default 200).",
 		},
 		output: type({ entries: memoryRecord.array(), summary_md: "string", entry_count: "number.integer >= 0" }),
 		mutates: false,
@@ -83,9 +91,16 @@ export const memoryTools = [
 		name: "memory.mark_stale",
 		family: "memory",
 		title: "Mark memory stale",
-		description:
+		description: "Retire an outdated entry (kept, hidden from search). Next: memory.record the correction.",
+		details:
 			"Mark an entry as outdated or contradicted. It stays in the database (and in results with `include_stale`) with the reason.",
 		args: type({ memory_id: callerId, reason_md: nonBlank }),
+		argDocs: {
+			memory_id: "Entry to retire.",
+			reason_md: "Why it no longer holds.",
+			idempotency_key: "Marks once on retry.",
+			expected_revision: "Entry revision you read.",
+		},
 		output: type({ entry: memoryRecord }),
 		mutates: true,
 		updates: true,

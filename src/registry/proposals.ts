@@ -44,6 +44,8 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Propose a patch",
 		description:
+			"Submit a diff for a task once your write claims cover it. Next: patch.validate, then proposal.request_review.",
+		details:
 			"Submit a change to a task as a patch proposal (status `pending`). The patch is a unified diff (git-style or plain); it is stored by its sha256 as patch revision 1. Every file it touches becomes an affected resource unless an explicit file, symbol or directory resource covers it, and your live write or exclusive claims must cover every affected resource.",
 		args: type({
 			task_id: callerId,
@@ -59,16 +61,18 @@ export const proposalTools = [
 			"run_id?": callerId,
 		}),
 		argDocs: {
-			agent_id: "The author: the agent whose claims cover the change.",
-			affected_resources:
-				"Resource ids (`file:…`, `directory:…`, `symbol:…#…`); touched files not covered are added.",
-			risk: "low, normal, high or critical.",
-			patch: "A unified diff (`git diff` or `diff -u` output).",
-			expected_tests: "Test commands that should pass on this change.",
-			rollback_notes: "How to undo the change; required by policies with rollback_plan_required.",
-			proposal_id:
-				"Choose the id yourself; by default one is minted (P-…). An id in use is `already_exists`.",
-			run_id: "The run this proposal belongs to.",
+			task_id: "Task it implements.",
+			agent_id: "The author: you.",
+			title: "Short title.",
+			summary_md: "What and why.",
+			affected_resources: "Resource ids it changes.",
+			risk: "Sets the policy gates.",
+			patch: "Unified diff.",
+			expected_tests: "Commands that should pass.",
+			rollback_notes: "How to undo it.",
+			proposal_id: "Own id (default new P-).",
+			run_id: "Run it belongs to.",
+			idempotency_key: "No second proposal on retry.",
 		},
 		output: proposalOutput,
 		mutates: true,
@@ -78,6 +82,8 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Attach a new patch revision",
 		description:
+			"Replace your open proposal's diff, e.g. after revise votes; older votes and checks stop counting. Next: proposal.request_review.",
+		details:
 			"Replace a proposal's patch with a new revision (its author only). The proposal goes back to `pending`, and votes, reviews, approvals and test results about older revisions stop counting.",
 		args: type({
 			proposal_id: callerId,
@@ -86,9 +92,12 @@ export const proposalTools = [
 			"affected_resources?": nonBlank.array(),
 		}),
 		argDocs: {
-			agent_id: "The proposal's author.",
-			affected_resources:
-				"A new list of affected resources (default: the current list); touched files not covered are added.",
+			proposal_id: "Your proposal.",
+			agent_id: "The author: you.",
+			patch: "New unified diff.",
+			affected_resources: "New list (default same).",
+			idempotency_key: "One revision on retry.",
+			expected_revision: "Proposal revision you read.",
 		},
 		output: proposalOutput,
 		mutates: true,
@@ -100,8 +109,13 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Get a proposal",
 		description:
+			"A proposal with its diff; read it before voting or revising. Next: vote.cast or patch.validate.",
+		details:
 			"Fetch one proposal, its affected resources and its patch revisions (with the current patch text).",
 		args: proposalId,
+		argDocs: {
+			proposal_id: "Proposal to fetch.",
+		},
 		output: type({
 			proposal: proposalRecord,
 			proposal_resources: "string[]",
@@ -114,7 +128,8 @@ export const proposalTools = [
 		name: "proposal.list",
 		family: "proposals",
 		title: "List proposals",
-		description:
+		description: "Proposals, oldest first, to find reviews. Next: proposal.get one.",
+		details:
 			"List proposals, oldest first, filtered by task, status, author or run. Pages with `limit` and `cursor`.",
 		args: type({
 			"task_id?": callerId,
@@ -124,6 +139,14 @@ export const proposalTools = [
 			"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
 			"cursor?": nonBlank,
 		}),
+		argDocs: {
+			task_id: "Only this task's.",
+			status: "Only this status.",
+			agent_id: "Only this author's.",
+			run_id: "Only this run's.",
+			limit: "Page size (default 200).",
+			cursor: "Previous next_cursor.",
+		},
 		output: type({ proposals: proposalRecord.array(), next_cursor: "string | null" }),
 		mutates: false,
 	}),
@@ -132,8 +155,15 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Request review",
 		description:
+			"Put a pending proposal in review; names reviewers and gates. Next: reviewers vote.cast; test.run; security.review or human.request_approval if required.",
+		details:
 			"Move a pending proposal into review and name the roles that should review it (Reviewer, plus what the policy's detected profiles and risk require) and the enabled agents of those roles (never the author).",
 		args: proposalId,
+		argDocs: {
+			proposal_id: "Proposal to review.",
+			idempotency_key: "Requests once on retry.",
+			expected_revision: "Proposal revision you read.",
+		},
 		output: type({
 			proposal: proposalRecord,
 			proposal_resources: "string[]",
@@ -150,9 +180,16 @@ export const proposalTools = [
 		name: "proposal.withdraw",
 		family: "proposals",
 		title: "Withdraw a proposal",
-		description: "Withdraw your own pending or in-review proposal.",
+		description: "Withdraw your open proposal. Next: resource.release claims you no longer need.",
+		details: "Withdraw your own pending or in-review proposal.",
 		args: type({ proposal_id: callerId, agent_id: callerId, "reason_md?": nonBlank }),
-		argDocs: { agent_id: "The proposal's author." },
+		argDocs: {
+			proposal_id: "Your proposal.",
+			agent_id: "The author: you.",
+			reason_md: "Why.",
+			idempotency_key: "Withdraws once on retry.",
+			expected_revision: "Proposal revision you read.",
+		},
 		output: proposalOutput,
 		mutates: true,
 		updates: true,
@@ -164,6 +201,8 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Vote on a proposal",
 		description:
+			"Your verdict on a proposal's current diff; replaces your last vote. Next: patch.validate shows the quorum.",
+		details:
 			"Vote on the proposal's current patch revision: approve, approve_with_notes, revise, reject, veto or abstain. One vote per agent per proposal: a new vote replaces yours. The author's own vote never counts toward quorum.",
 		args: type({
 			proposal_id: callerId,
@@ -172,7 +211,14 @@ export const proposalTools = [
 			reason_md: nonBlank,
 			"confidence?": type("0 <= number <= 1").describe("a number from 0 to 1"),
 		}),
-		argDocs: { confidence: "How sure you are, from 0 to 1." },
+		argDocs: {
+			proposal_id: "Proposal to vote on.",
+			agent_id: "The voter: you.",
+			vote: "revise asks for a new diff.",
+			reason_md: "Why, for the author.",
+			confidence: "0 to 1.",
+			idempotency_key: "Votes once on retry.",
+		},
 		output: type({ vote: voteRecord, replaced: "boolean" }),
 		mutates: true,
 	}),
@@ -180,9 +226,13 @@ export const proposalTools = [
 		name: "vote.list",
 		family: "proposals",
 		title: "List votes",
-		description:
+		description: "A proposal's votes; only those on patch_revision count. Next: patch.validate.",
+		details:
 			"List the votes on a proposal, with the patch revision each saw; only votes on `patch_revision` count.",
 		args: proposalId,
+		argDocs: {
+			proposal_id: "Proposal voted on.",
+		},
 		output: type({ votes: voteRecord.array(), patch_revision: positiveInt }),
 		mutates: false,
 	}),
@@ -191,6 +241,8 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Record a decision",
 		description:
+			"Record a decision later agents must follow. Next: memory.record if it is lasting knowledge.",
+		details:
 			"Record a decision and its rationale, optionally about a task, a proposal or a run. Decisions are append-only: a new decision never overwrites an old one.",
 		args: type({
 			decision: nonBlank,
@@ -202,11 +254,14 @@ export const proposalTools = [
 			"decision_id?": callerId,
 		}),
 		argDocs: {
-			decision: "The decision, e.g. `use SQLite FTS5 for memory search` or `rejected`.",
-			rationale_md: "Why, in Markdown.",
-			decided_by: "Who decided (an agent id, or `operator`).",
-			decision_id:
-				"Choose the id yourself; by default one is minted (D-…). An id in use is `already_exists`.",
+			decision: "What, in a line.",
+			rationale_md: "Why.",
+			decided_by: "Agent id or operator.",
+			proposal_id: "Proposal it concerns.",
+			task_id: "Task it concerns.",
+			run_id: "Run it concerns.",
+			decision_id: "Own id (default new D-).",
+			idempotency_key: "Records once on retry.",
 		},
 		output: type({ decision: decisionRecord }),
 		mutates: true,
@@ -216,8 +271,13 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Validate a patch",
 		description:
+			"Each gate to apply, with why it fails; changes nothing. Next: fix failing gates, then patch.apply.",
+		details:
 			"Check a proposal without applying it and report every gate with a reason: claims (live, covering, not stale), the stored patch, parsing, coverage of every change, a trial `git apply --check`, and the policy gates (quorum, blockers, vetoes, roles, tests, rollback plan, human approval, security review). `valid` means it could be applied; `approvable` means policy allows it too. `reported_evidence` lists what testers reported on this revision (test.evidence.submit): shown, never counted as a pass.",
 		args: proposalId,
+		argDocs: {
+			proposal_id: "Proposal to check.",
+		},
 		output: type({
 			proposal: proposalRecord,
 			proposal_resources: "string[]",
@@ -235,6 +295,8 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Apply a patch",
 		description:
+			"Apply a proposal whose gates pass, as one reversible transaction. Next: task.update_status to done.",
+		details:
 			"Apply a pending or in-review proposal whose every policy gate passes, as one recorded, reversible transaction: under the repository lock the patch is checked with `git apply` on a scratch copy, journaled, written, then recorded. All or nothing, even across a crash. The proposal becomes `accepted` and the author's claims on the touched resources are released.",
 		args: type({
 			proposal_id: callerId,
@@ -243,9 +305,12 @@ export const proposalTools = [
 			"transaction_id?": callerId,
 		}),
 		argDocs: {
-			run_id: "The run to record it under (default: the proposal's run).",
-			applied_by: "Who applies it (default: the caller).",
-			transaction_id: "Choose the transaction id (default: a new TX- id).",
+			proposal_id: "Proposal to apply.",
+			run_id: "Default the proposal's.",
+			applied_by: "Default the caller.",
+			transaction_id: "Own id (default new TX-).",
+			idempotency_key: "Applies once on retry.",
+			expected_revision: "Proposal revision you validated.",
 		},
 		output: type({
 			proposal: proposalRecord,
@@ -261,14 +326,22 @@ export const proposalTools = [
 		name: "patch.reject",
 		family: "proposals",
 		title: "Reject a patch",
-		description: "Reject a pending or in-review proposal and record the decision.",
+		description: "Reject an open proposal and record why. Next: the author may proposal.create anew.",
+		details: "Reject a pending or in-review proposal and record the decision.",
 		args: type({
 			proposal_id: callerId,
 			reason_md: nonBlank,
 			"decided_by?": callerId,
 			"decision_id?": callerId,
 		}),
-		argDocs: { decided_by: "Who rejects it (default: the caller)." },
+		argDocs: {
+			proposal_id: "Proposal to reject.",
+			reason_md: "Why.",
+			decided_by: "Default the caller.",
+			decision_id: "Own id (default new D-).",
+			idempotency_key: "Rejects once on retry.",
+			expected_revision: "Proposal revision you read.",
+		},
 		output: type({ proposal: proposalRecord, decision: decisionRecord }),
 		mutates: true,
 		updates: true,
@@ -280,11 +353,16 @@ export const proposalTools = [
 		family: "proposals",
 		title: "Roll back a transaction",
 		description:
+			"Operator: undo an applied transaction, unless its files changed since (see force). Next: task.update_status to reopen.",
+		details:
 			"Restore every file an applied transaction changed to its bytes and mode before it, as a transaction of its own under the same lock and journal as apply. Refused when a later transaction touched the same files, or when the files changed since the apply, unless `force`. The proposal becomes `rolled_back`. Operator only.",
 		args: type({ transaction_id: callerId, "force?": "boolean", "reason_md?": nonBlank }),
 		argDocs: {
-			force: "Restore even if the files changed since the apply (later edits are lost).",
-			reason_md: "Why, recorded on the rollback and the proposal.",
+			transaction_id: "Transaction to undo.",
+			force: "Overwrite later edits.",
+			reason_md: "Why.",
+			idempotency_key: "Rolls back once on retry.",
+			expected_revision: "Transaction revision you read.",
 		},
 		output: type({
 			transaction: transactionRecord,

@@ -50,6 +50,8 @@ export const repoTools = [
 		family: "repo",
 		title: "Read a file",
 		description:
+			"Read a repository file or line range, with its sha256. Next: resource.claim what you will change.",
+		details:
 			"Read one file of the repository (read-only). Paths are relative to the repository root; nothing outside it, and nothing in .git/ or .roundtable/, is served. Returns the text (or a line range of it) up to `max_bytes`, with its size and sha256; binary files come back with `binary: true` and no content.",
 		args: type({
 			path: nonBlank,
@@ -58,11 +60,10 @@ export const repoTools = [
 			"max_bytes?": type("1 <= number.integer <= 16777216").describe("an integer from 1 to 16777216"),
 		}),
 		argDocs: {
-			path: "Repository-relative path (an absolute one must lie inside the repository).",
-			start_line: "First line to return (1-based, default 1).",
-			end_line: "Last line to return (inclusive, default the last line).",
-			max_bytes:
-				"Return at most this many bytes of content (default 1 MiB); `truncated` says when more was there.",
+			path: "Repository-relative path.",
+			start_line: "First line (default 1).",
+			end_line: "Last line (default end).",
+			max_bytes: "Cap (default 1 MiB).",
 		},
 		output: type({
 			path: "string",
@@ -82,6 +83,8 @@ export const repoTools = [
 		family: "repo",
 		title: "Search the repository",
 		description:
+			"Search file contents (honors .gitignore) to find code. Next: repo.read_file around a match.",
+		details:
 			"Search file contents: a case-insensitive literal by default, or a regular expression with `regex: true`. Honors .gitignore, skips binary and very large files, and never looks in .git/ or .roundtable/. Matches are sorted by path and line, one per line, with the column of the first match.",
 		args: type({
 			query: nonBlank,
@@ -92,12 +95,12 @@ export const repoTools = [
 			"limit?": type("1 <= number.integer <= 5000").describe("an integer from 1 to 5000"),
 		}),
 		argDocs: {
-			query: "The text to find, or a regular expression with `regex: true`.",
-			regex: "Treat `query` as a JavaScript regular expression (default false).",
-			case_sensitive: "Match case exactly (default false).",
-			path: "A file, or a directory searched recursively (default the whole repository).",
-			glob: "Only files whose repository-relative path matches this glob (or any of these globs), e.g. `**/*.ts`.",
-			limit: "At most this many matches (default 200, at most 5000); `truncated` says when there were more.",
+			query: "Text, case-insensitive.",
+			regex: "query is a JS regex.",
+			case_sensitive: "Match case.",
+			path: "File or directory (default all).",
+			glob: "Only paths matching, e.g. **/*.ts.",
+			limit: "Max matches (default 200).",
 		},
 		output: type({
 			matches: type({ path: "string", line: positiveInt, column: positiveInt, content: "string" }).array(),
@@ -111,6 +114,8 @@ export const repoTools = [
 		family: "repo",
 		title: "List symbols",
 		description:
+			"Declarations in TS, JS, Python and Go files, to find code. Next: resource.claim symbol:<path>#<name>.",
+		details:
 			"Functions, classes, methods, interfaces, types and constants declared in TypeScript, TSX, JavaScript, Python and Go files, parsed with tree-sitter. `path` may be a file or a directory. A file with syntax errors still yields the symbols that parsed, and the errors are listed.",
 		args: type({
 			"path?": nonBlank,
@@ -120,12 +125,11 @@ export const repoTools = [
 			"limit?": type("1 <= number.integer <= 20000").describe("an integer from 1 to 20000"),
 		}),
 		argDocs: {
-			path: "A file or a directory (default the whole repository).",
-			language: "Only files of this language.",
-			kind: "Only symbols of this kind (function, method, class, interface, type, enum, struct, const).",
-			name: "Only symbols whose name contains this text (case-insensitive).",
-			limit:
-				"At most this many symbols (default 2000, at most 20000); `truncated` says when there were more.",
+			path: "File or directory (default all).",
+			language: "Only this language.",
+			kind: "e.g. function, class, type.",
+			name: "Name contains this.",
+			limit: "Max symbols (default 2000).",
 		},
 		output: type({
 			symbols: symbol.array(),
@@ -139,9 +143,13 @@ export const repoTools = [
 		family: "repo",
 		title: "Dependency context",
 		description:
+			"Manifests, lockfiles, dependency versions and import mapping for a path, each with its source file; before touching dependencies. Next: resource.claim the manifest.",
+		details:
 			"For a manifest, lockfile, source file or directory: the governing manifests and lockfiles (npm/bun/pnpm/yarn, Go, Cargo, Python), the direct dependencies with their declared ranges and resolved versions, the transitive ones marked as such, dev versus runtime, and for a source file which of its imports map to which dependency. Every fact names the file it came from; an import that cannot be mapped with certainty is `unresolved`; a manifest or lockfile that does not parse is skipped and named in `warnings`. Nothing is fetched.",
 		args: type({ path: nonBlank }),
-		argDocs: { path: "A manifest, lockfile, source file or directory of the repository." },
+		argDocs: {
+			path: "Manifest, lockfile, source or directory.",
+		},
 		output: type({
 			path: "string",
 			target: "'manifest' | 'lockfile' | 'source' | 'directory'",

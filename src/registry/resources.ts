@@ -18,6 +18,8 @@ export const resourceTools = [
 		family: "resources",
 		title: "Claim a resource",
 		description:
+			"Lease a resource for a task before changing it; another agent's conflicting claim refuses it. Next: proposal.create; resource.renew before expires_at.",
+		details:
 			"Claim a file, directory, symbol or other resource for a task before proposing a change to it. Modes: read, write, review, exclusive (exclusive conflicts with everything, write with write). Overlapping claims of other agents in a conflicting mode are refused with `conflict` naming the holder; your own claims never conflict, and claiming what you already hold returns that claim with `duplicate: true`. Claims are leases: they expire after `ttl_seconds` unless renewed. The resource's content hash is recorded so a later change can be detected.",
 		args: type({
 			resource_type: resourceType,
@@ -38,24 +40,23 @@ export const resourceTools = [
 			"run_id?": callerId,
 		}),
 		argDocs: {
-			resource_type:
-				"file, directory, symbol, or a type of your own (endpoint, schema, …) that overlaps only by id.",
-			resource_id:
-				"For files, directories and symbols the canonical id `file:<path>`, `directory:<path>` or `symbol:<path>#<name>` (the path may come from it); any id for other types.",
-			claim_type: "read, write, review or exclusive.",
-			task_id: "The task the claim serves.",
-			agent_id: "The claiming agent.",
-			path: "Repository-relative path (files, directories, symbols); `.` for the whole repository.",
-			symbol: "The symbol's name, for a symbol claim.",
-			start_line: "First line of the symbol; taken from repo.symbols when left out.",
-			end_line: "Last line of the symbol; taken from repo.symbols when left out.",
-			ttl_seconds: "Lease length (default claims.default_ttl_seconds, 900).",
-			renewable: "Whether resource.renew may extend the lease (default true).",
-			resume_policy: "What should happen to the claim when its holder's session resumes (default `hold`).",
-			base_hash: "The content hash you based your work on (default: computed now).",
-			rationale: "Why you need it.",
-			claim_id: "Choose the id yourself; by default one is minted (C-…). An id in use is `already_exists`.",
-			run_id: "The run this claim belongs to.",
+			resource_type: "file, directory, symbol or your own.",
+			resource_id: "file:<path>, directory:<path>, symbol:<path>#<name>, or any.",
+			claim_type: "exclusive blocks all, write blocks write.",
+			task_id: "Task the work is for.",
+			agent_id: "The claimant: you.",
+			path: "If not in resource_id; . is all.",
+			symbol: "Symbol name.",
+			start_line: "Default: from repo.symbols.",
+			end_line: "Default: from repo.symbols.",
+			ttl_seconds: "Lease (default 900).",
+			renewable: "Allow resource.renew (default true).",
+			resume_policy: "On session resume (default hold).",
+			base_hash: "Hash you started from (default now).",
+			rationale: "Why, for others.",
+			claim_id: "Own id (default new C-).",
+			run_id: "Run it belongs to.",
+			idempotency_key: "No second claim on retry.",
 		},
 		output: type({ claim: claimRecord, resource: resourceRecord, duplicate: "boolean" }),
 		mutates: true,
@@ -65,6 +66,8 @@ export const resourceTools = [
 		family: "resources",
 		title: "Claim status",
 		description:
+			"List claims: yours on resume, or those in your way. Next: resource.renew or resource.release.",
+		details:
 			"List claims, filtered by resource, agent, task or status (`expired` includes leases that ran out but were not yet recorded). With `reconcile: true` it first suspends live write and exclusive claims whose resource changed since they were taken (`claim.suspended` events) and names them in `suspended`. Pages with `limit` and `cursor`.",
 		args: type({
 			"resource_id?": nonBlank,
@@ -76,10 +79,14 @@ export const resourceTools = [
 			"cursor?": nonBlank,
 		}),
 		argDocs: {
-			reconcile:
-				"Suspend the matching write/exclusive claims whose resource content changed since they were taken.",
-			limit: "Claims per page: default 200, at most 1000.",
-			cursor: "The `next_cursor` of the previous page.",
+			resource_id: "Only on this resource.",
+			agent_id: "Only this agent's.",
+			task_id: "Only this task's.",
+			status: "Only this status.",
+			reconcile: "First suspend write claims whose content changed.",
+			limit: "Page size (default 200).",
+			cursor: "Previous next_cursor.",
+			idempotency_key: "Reconciles once on retry.",
 		},
 		output: type({ claims: claimRecord.array(), next_cursor: "string | null", suspended: "string[]" }),
 		mutates: true,
@@ -89,8 +96,12 @@ export const resourceTools = [
 		name: "resource.get",
 		family: "resources",
 		title: "Get a resource",
-		description: "Fetch one resource record and the live claims on it.",
+		description: "A resource and who holds it. Next: resource.claim it if free.",
+		details: "Fetch one resource record and the live claims on it.",
 		args: type({ resource_id: nonBlank }),
+		argDocs: {
+			resource_id: "e.g. file:src/a.ts.",
+		},
 		output: type({ resource: resourceRecord, claims: claimRecord.array() }),
 		mutates: false,
 	}),
@@ -99,6 +110,8 @@ export const resourceTools = [
 		family: "resources",
 		title: "Release a claim",
 		description:
+			"Give back a claim you no longer need (patch.apply releases its own). Next: others may resource.claim it.",
+		details:
 			"Release a claim you hold (`agent_id` must be its holder). The operator may release any claim with `force: true` and a `reason`, which the event records.",
 		args: type({
 			claim_id: callerId,
@@ -107,9 +120,12 @@ export const resourceTools = [
 			"reason?": nonBlank,
 		}),
 		argDocs: {
-			agent_id: "The releasing agent: the claim's holder.",
-			force: "Operator only: release someone else's claim (needs `reason`).",
-			reason: "Why; recorded in the claim.released event.",
+			claim_id: "Claim to release.",
+			agent_id: "The holder: you.",
+			force: "Operator: release any.",
+			reason: "Why; needed with force.",
+			idempotency_key: "Releases once on retry.",
+			expected_revision: "Claim revision you read.",
 		},
 		output: type({ claim: claimRecord }),
 		mutates: true,
@@ -121,7 +137,8 @@ export const resourceTools = [
 		name: "resource.search",
 		family: "resources",
 		title: "Search resources",
-		description:
+		description: "Find known resources by substring. Next: resource.get one.",
+		details:
 			"Search known resources by a case-insensitive substring of their id, type, path, symbol or language, in id order. Pages with `limit` and `cursor`.",
 		args: type({
 			query: nonBlank,
@@ -129,6 +146,12 @@ export const resourceTools = [
 			"limit?": listLimit,
 			"cursor?": nonBlank,
 		}),
+		argDocs: {
+			query: "Part of id, path or symbol.",
+			resource_type: "Only this type.",
+			limit: "Page size (default 200).",
+			cursor: "Previous next_cursor.",
+		},
 		output: type({ resources: resourceRecord.array(), next_cursor: "string | null" }),
 		mutates: false,
 	}),
@@ -137,6 +160,8 @@ export const resourceTools = [
 		family: "resources",
 		title: "Renew a claim",
 		description:
+			"Extend your claim before expires_at; a suspended one needs rebase. Next: finish, then proposal.create.",
+		details:
 			"Extend the lease of a renewable claim you hold. A suspended claim (its resource changed) comes back only with `rebase: true`, which records the current content as its new base.",
 		args: type({
 			claim_id: callerId,
@@ -145,9 +170,12 @@ export const resourceTools = [
 			"rebase?": "boolean",
 		}),
 		argDocs: {
-			agent_id: "The claim's holder.",
-			ttl_seconds: "New lease length from now (default claims.default_ttl_seconds).",
-			rebase: "For a suspended claim: take the resource's current content as the new base and reactivate it.",
+			claim_id: "Claim to renew.",
+			agent_id: "The holder: you.",
+			ttl_seconds: "New lease from now.",
+			rebase: "Accept the changed content.",
+			idempotency_key: "Renews once on retry.",
+			expected_revision: "Claim revision you read.",
 		},
 		output: type({ claim: claimRecord }),
 		mutates: true,

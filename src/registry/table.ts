@@ -20,8 +20,11 @@ export const tableTools = [
 		family: "table",
 		title: "Get table state",
 		description:
+			"Snapshot of runs, agents, tasks, claims, proposals, approvals, reviews and memory; call it first and on resume. Next: table.watch after its last_event_id.",
+		details:
 			"One consistent snapshot of the shared table: runs, agents, tasks, live claims (active or suspended), proposals, transactions, human approvals, security reviews and memory. `last_event_id` is the newest event in the snapshot: pass it to table.watch as `after_event_id` to follow on without missing anything. Votes and decisions are not included; read them with their own tools.",
 		args: type({}),
+		argDocs: {},
 		output: type({
 			runs: runRecord.array(),
 			agents: agentRecord.array(),
@@ -41,6 +44,8 @@ export const tableTools = [
 		family: "table",
 		title: "Watch the table",
 		description:
+			"Events after a cursor, plus blocked tasks, pending proposals and approvals; use it to follow the table. Next: act on them, e.g. agent.turn_start on agent.turn_scheduled.",
+		details:
 			"Events plus a summary of work that needs attention. With `after_event_id` (cursor mode) it returns events after that id in ascending order, up to `limit`, with `has_more_events`; pass `next_after_event_id` back on the next call and no event is ever skipped. Without `after_event_id` it returns the newest `limit` events. `wait_ms` (up to 30000) waits for a matching event when there is none yet, then returns as soon as one exists. The summary (blocked tasks, pending proposals, required approvals, counts) covers the whole table; `run_id` filters only the events.",
 		args: type({
 			"run_id?": callerId,
@@ -49,11 +54,10 @@ export const tableTools = [
 			"wait_ms?": type("0 <= number.integer <= 30000").describe("an integer from 0 to 30000"),
 		}),
 		argDocs: {
-			run_id: "Only events of this run.",
-			limit: "Events per page: default 10, values of 0 or less mean 10, at most 200.",
-			after_event_id:
-				"Cursor: return events with a greater id (0 for the first page). Its presence selects cursor mode.",
-			wait_ms: "Wait up to this long for a matching event when none exists yet (0 to 30000, default 0).",
+			run_id: "Only this run's events.",
+			limit: "Events per call (default 10).",
+			after_event_id: "Cursor: 0, then next_after_event_id. Omit for the newest.",
+			wait_ms: "Wait this long for an event.",
 		},
 		output: type({
 			run_id: "string | null",

@@ -14,6 +14,8 @@ export const taskTools = [
 		family: "tasks",
 		title: "Create a task",
 		description:
+			"Create an open task to hand out work. Next: the assignee reads it with task.get and claims with resource.claim.",
+		details:
 			"Create a task (status `open`). Optionally assign it, attach it to a run, and list the repository paths its assignee may read.",
 		args: type({
 			title: nonBlank,
@@ -27,14 +29,14 @@ export const taskTools = [
 		}),
 		argDocs: {
 			title: "Short title.",
-			body_md: "What to do, in Markdown.",
-			task_id: "Choose the id yourself; by default one is minted (T-…). An id in use is `already_exists`.",
-			priority: "Lower runs first; default 100.",
-			risk: "low, normal (default), high or critical; high and critical bring a security review and a human gate.",
-			assigned_agent_id: "An agent id from the table (e.g. implementer-1).",
-			run_id: "The run this task belongs to.",
-			readable_paths:
-				"Repository-relative paths or globs the assignee may read. Credential and configuration locations (.git/, .roundtable/, .env*, keys and certificates, .ssh, .aws, .npmrc) and paths outside the repository are refused.",
+			body_md: "What to do.",
+			task_id: "Own id (default new T-).",
+			priority: "Lower first (default 100).",
+			risk: "high/critical add security and human gates.",
+			assigned_agent_id: "Agent to do it.",
+			run_id: "Run it belongs to.",
+			readable_paths: "Paths or globs the assignee may read.",
+			idempotency_key: "No second task on retry.",
 		},
 		output: type({ task: taskRecord }),
 		mutates: true,
@@ -43,8 +45,13 @@ export const taskTools = [
 		name: "task.get",
 		family: "tasks",
 		title: "Get a task",
-		description: "Fetch one task by id.",
+		description:
+			"A task's status, assignee and readable paths; read yours on start or resume. Next: resource.claim what you will change.",
+		details: "Fetch one task by id.",
 		args: type({ task_id: callerId }),
+		argDocs: {
+			task_id: "Task to fetch.",
+		},
 		output: type({ task: taskRecord }),
 		mutates: false,
 	}),
@@ -52,7 +59,8 @@ export const taskTools = [
 		name: "task.list",
 		family: "tasks",
 		title: "List tasks",
-		description:
+		description: "Tasks by priority, to find work. Next: task.get one.",
+		details:
 			"List tasks ordered by priority, then creation time, then id. Filter by status, assignee or run. Pages: pass `next_cursor` back as `cursor`; it is null on the last page.",
 		args: type({
 			"status?": taskStatus,
@@ -62,8 +70,11 @@ export const taskTools = [
 			"cursor?": cursor,
 		}),
 		argDocs: {
-			limit: "Tasks per page: default 200, at most 1000.",
-			cursor: "The `next_cursor` of the previous page.",
+			status: "Only this status.",
+			assigned_agent_id: "Only this assignee's.",
+			run_id: "Only this run's.",
+			limit: "Page size (default 200).",
+			cursor: "Previous next_cursor.",
 		},
 		output: type({ tasks: taskRecord.array(), next_cursor: "string | null" }),
 		mutates: false,
@@ -73,6 +84,8 @@ export const taskTools = [
 		family: "tasks",
 		title: "Update a task",
 		description:
+			"Change a task's status, assignee or run. Next: set in_progress on start, review once proposed, done after patch.apply.",
+		details:
 			"Change a task's status, assignee or run. Pass null to clear the assignee or the run. Fields you leave out keep their value; a call that changes nothing returns the task as it is and records no event.",
 		args: type({
 			task_id: callerId,
@@ -82,9 +95,13 @@ export const taskTools = [
 			"reason_md?": nonBlank,
 		}),
 		argDocs: {
-			assigned_agent_id: "New assignee, or null to clear it.",
-			run_id: "New run, or null to detach the task from its run.",
-			reason_md: "Why; recorded in the task.updated event.",
+			task_id: "Task to change.",
+			status: "New status.",
+			assigned_agent_id: "New assignee; null clears.",
+			run_id: "New run; null clears.",
+			reason_md: "Why, for the event.",
+			idempotency_key: "Changes once on retry.",
+			expected_revision: "Task revision you read.",
 		},
 		output: type({ task: taskRecord }),
 		mutates: true,

@@ -11,9 +11,14 @@ export const testTools = [
 		name: "test.suggest",
 		family: "tests",
 		title: "Suggest tests",
-		description:
+		description: "Allowed test commands for a proposal or task, each with why. Next: test.run them.",
+		details:
 			"Suggest test commands for a proposal or task by looking at the project (package.json scripts and lockfile, go.mod, Cargo.toml, pytest config, a Makefile `test` target), narrowed to the ecosystems and packages the proposal touches, plus its expected_tests. Each suggestion says why; every one is allowed by tests.allowed_commands and its program is on PATH (the others are listed under `skipped`, with the reason).",
 		args: type({ "proposal_id?": callerId, "task_id?": callerId }),
+		argDocs: {
+			proposal_id: "Proposal to cover.",
+			task_id: "Task to cover.",
+		},
 		output: type({
 			task_id: "string | null",
 			proposal_id: "string | null",
@@ -28,6 +33,8 @@ export const testTools = [
 		family: "tests",
 		title: "Run tests",
 		description:
+			"Run an allowed test command (no shell) and record it; with proposal_id, on a copy with its diff applied. A failure is a result. Next: patch.validate.",
+		details:
 			"Run a test command and record the result. The command is split into argv like a shell would quote it, but no shell runs: `;`, `|`, `&&`, redirects and `$()` are plain argument text. It must start with one of tests.allowed_commands. With proposal_id it runs in a scratch copy of the project with the proposal's current patch revision applied (so a pass means the patch passes) and binds to that revision; without, in the project root. Its own process group, a scrubbed environment, a timeout and an output cap; progress notifications carry the elapsed time and the latest output line; cancelling the call kills it. A failing test is a result, not a tool error.",
 		args: type({
 			command: nonBlank,
@@ -36,7 +43,11 @@ export const testTools = [
 			"timeout_seconds?": type("1 <= number.integer <= 86400").describe("an integer from 1 to 86400"),
 		}),
 		argDocs: {
-			timeout_seconds: "Kill it after this long (at most tests.timeout_seconds, the default).",
+			command: "Starts with an allowed command.",
+			proposal_id: "Test this proposal's diff.",
+			task_id: "Task to record it for.",
+			timeout_seconds: "Kill after (default the max).",
+			idempotency_key: "Runs once on retry.",
 		},
 		output: type({ test_run: testRunRecord, log: "string" }),
 		mutates: true,
@@ -46,7 +57,8 @@ export const testTools = [
 		name: "test.get_result",
 		family: "tests",
 		title: "Get a test result",
-		description:
+		description: "A recorded test run and a page of its log. Next: test.get_result from next_offset.",
+		details:
 			"A recorded test run and a page of its log: `max_bytes` from `offset` (default the last 64 KiB); `next_offset` pages on, null at the end.",
 		args: type({
 			test_run_id: callerId,
@@ -54,8 +66,9 @@ export const testTools = [
 			"max_bytes?": type("1 <= number.integer <= 1048576").describe("an integer from 1 to 1048576"),
 		}),
 		argDocs: {
-			offset: "Byte offset in the log to start from (default: the last max_bytes).",
-			max_bytes: "Bytes of log to return (default 65536, at most 1 MiB).",
+			test_run_id: "From test.run.",
+			offset: "Start byte (default: the last page).",
+			max_bytes: "Page size (default 64 KiB).",
 		},
 		output: type({
 			test_run: testRunRecord,
@@ -71,6 +84,8 @@ export const testTools = [
 		family: "tests",
 		title: "Submit test evidence",
 		description:
+			"Tester: report an outcome on a proposal's current diff; shown, never trusted. Next: test.run for a pass that counts.",
+		details:
 			"For agents with the Tester role: report a test outcome (passed, failed, inconclusive) for a proposal's current patch revision. Stored as `reported` and shown by patch.validate, but never counted as a trusted pass by policy.",
 		args: type({
 			proposal_id: callerId,
@@ -80,9 +95,12 @@ export const testTools = [
 			summary_md: nonBlank,
 		}),
 		argDocs: {
-			agent_id: "The reporting tester.",
-			command: "What was run (at most 4 KiB).",
-			summary_md: "What was seen (at most 16 KiB).",
+			proposal_id: "Proposal you tested.",
+			agent_id: "The tester: you.",
+			command: "What you ran.",
+			outcome: "What happened.",
+			summary_md: "What you saw.",
+			idempotency_key: "Reports once on retry.",
 		},
 		output: type({ evidence: testEvidenceRecord }),
 		mutates: true,

@@ -12,8 +12,16 @@ export const turnTools = [
 		family: "turns",
 		title: "Request a turn",
 		description:
+			"Queue for a turn in an active run (FIFO, one request per agent). Next: table.watch for your agent.turn_scheduled, then agent.turn_start.",
+		details:
 			"Queue a request for a turn in an active run (FIFO by event id; one outstanding request per agent per run). Returns the request's event id and queue position; a repeated request returns the outstanding one with `duplicate: true`. Then watch for the matching agent.turn_scheduled event. A scheduled turn holds a lease of `turns.lease_seconds`: not started within it, or started and not completed within it, it expires (agent.turn_expired), the queue moves on and the agent may request again.",
 		args: type({ run_id: callerId, agent_id: callerId, reason_md: nonBlank }),
+		argDocs: {
+			run_id: "Run to take a turn in.",
+			agent_id: "The requester: you.",
+			reason_md: "What you will do.",
+			idempotency_key: "No second request on retry.",
+		},
 		output: type({
 			request_event_id: positiveInt,
 			agent_id: "string",
@@ -28,8 +36,16 @@ export const turnTools = [
 		family: "turns",
 		title: "Start a scheduled turn",
 		description:
+			"Start your scheduled turn; its lease restarts. Next: do the work, then agent.turn_complete before the lease ends.",
+		details:
 			"Acknowledge a turn the Chair scheduled for you (after its agent.turn_scheduled event); the lease starts again from now.",
 		args: lifecycle,
+		argDocs: {
+			run_id: "Run of the turn.",
+			agent_id: "The turn's agent: you.",
+			request_event_id: "From agent.turn_request.",
+			idempotency_key: "Starts once on retry.",
+		},
 		output: lifecycleOutput,
 		mutates: true,
 	}),
@@ -37,8 +53,15 @@ export const turnTools = [
 		name: "agent.turn_complete",
 		family: "turns",
 		title: "Complete a turn",
-		description: "Finish a started turn; the Chair schedules the next request on its next tick.",
+		description: "End your started turn so the queue moves on. Next: agent.turn_request for another.",
+		details: "Finish a started turn; the Chair schedules the next request on its next tick.",
 		args: lifecycle,
+		argDocs: {
+			run_id: "Run of the turn.",
+			agent_id: "The turn's agent: you.",
+			request_event_id: "From agent.turn_request.",
+			idempotency_key: "Completes once on retry.",
+		},
 		output: lifecycleOutput,
 		mutates: true,
 	}),

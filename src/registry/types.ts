@@ -14,17 +14,28 @@ export const FAMILIES = {
 
 export type Family = keyof typeof FAMILIES;
 
+/** Docs for the arguments the registry adds: what a retry or a stale revision means for this tool. */
+export interface CommonArgDocs {
+	idempotency_key?: string;
+	expected_revision?: string;
+}
+
 /** What one family file declares for one tool. */
 export interface ToolSpec<N extends string = string, I extends object = object, O extends object = object> {
 	name: N;
 	family: Family;
 	title: string;
-	/** For agents: what the tool does, when to call it, what it returns. */
+	/** For agents, briefly: what it does, when to call it, and what usually comes next. */
 	description: string;
+	/** The fuller account for docs/tools.md and tools.schema.json; tools/list has no room for it. */
+	details: string;
 	/** The tool's own arguments; the registry adds idempotency_key / expected_revision. */
 	args: Type<I>;
-	/** One line per argument for tools/list and docs (validation messages use the scalar's own text). */
-	argDocs?: Partial<Record<keyof I & string, string>>;
+	/**
+	 * What each argument is for in this tool, for tools/list and docs (validation messages use the
+	 * scalar's own text). Every argument has one; a test checks the common ones are there too.
+	 */
+	argDocs: { [K in keyof I & string]-?: string } & CommonArgDocs;
 	output: Type<O>;
 	/** Changes state, so it takes `idempotency_key` and appends events. */
 	mutates: boolean;

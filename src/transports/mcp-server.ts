@@ -18,7 +18,8 @@ import type { CallContext, Transport } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import { asToolError } from "../errors.ts";
-import { findTool, jsonSchemas, TOOLS } from "../registry/index.ts";
+import { findTool, TOOLS } from "../registry/index.ts";
+import { publishedTools } from "../registry/mcp.ts";
 import type { Runtime } from "../runtime.ts";
 import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
@@ -31,21 +32,9 @@ const rpcError = (code: number, message: string, data?: unknown) =>
 // −32602, instead of failing this schema, which the SDK would answer with −32603.
 const AnyToolsCall = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() }).loose();
 
-let toolList: McpTool[] | undefined;
-/** Every tool, in registry order. Computed once: schemas never change while a process runs. */
+/** Every tool, in registry order, as the registry publishes it (lean schemas, no outputSchema). */
 function mcpTools(): McpTool[] {
-	toolList ??= TOOLS.map((t) => {
-		const { input, output } = jsonSchemas(t);
-		return {
-			name: t.name,
-			title: t.title,
-			description: t.description,
-			inputSchema: input as McpTool["inputSchema"],
-			outputSchema: output as McpTool["outputSchema"],
-			annotations: t.annotations,
-		};
-	});
-	return toolList;
+	return publishedTools();
 }
 
 /**

@@ -444,6 +444,15 @@ describe("patch.apply refuses, changing nothing", () => {
 		expect(read(t.p.root, "b.txt")).toBe("one\n");
 	});
 
+	test("a proposal no longer at the expected_revision", async () => {
+		const t = await setup({ "a.txt": "one\n" });
+		const id = await oneFile(t, "a.txt", "two\n");
+		const err = await t.refused("patch.apply", { proposal_id: id, expected_revision: 99 });
+		expect(err.code).toBe("conflict");
+		expect(err.details).toMatchObject({ id, expected_revision: 99 });
+		expect(read(t.p.root, "a.txt")).toBe("one\n");
+	});
+
 	test("an unknown run", async () => {
 		const t = await setup({ "a.txt": "one\n" });
 		const id = await oneFile(t, "a.txt", "two\n");
@@ -459,6 +468,18 @@ describe("patch.rollback refuses, changing nothing", () => {
 		const err = await t.refused("patch.rollback", { transaction_id: "TX-nope" });
 		expect(err.code).toBe("not_found");
 		expect(err.details).toEqual({ transaction_id: "TX-nope" });
+	});
+
+	test("a transaction no longer at the expected_revision", async () => {
+		const t = await setup({ "a.txt": "one\n" });
+		const { transaction } = await t.apply(await oneFile(t, "a.txt", "two\n"));
+		const err = await t.refused("patch.rollback", {
+			transaction_id: transaction.id,
+			expected_revision: transaction.revision + 1,
+		});
+		expect(err.code).toBe("conflict");
+		expect(err.details).toMatchObject({ id: transaction.id, actual_revision: transaction.revision });
+		expect(read(t.p.root, "a.txt")).toBe("two\n");
 	});
 
 	test("a transaction already rolled back", async () => {

@@ -20,7 +20,7 @@ import type { TransactionRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
-import { newRecordId, requireRun } from "./common.ts";
+import { checkRevision, newRecordId, requireRun } from "./common.ts";
 import { mustBeOpen, OPEN } from "./proposals.ts";
 import { releaseClaim } from "./resources.ts";
 import { checkProposal, type Evidence, gatherEvidence, policyOf } from "./validate.ts";
@@ -140,6 +140,7 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 		});
 		const p = e.proposal;
 		mustBeOpen(p, "applied");
+		checkRevision(p, a.expected_revision);
 		const report = await checkProposal(rt.root, e, policyOf(rt));
 		const failing = report.gates.filter((g) => !g.ok);
 		if (failing.length > 0 || !report.parsed) {
@@ -161,7 +162,8 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 			rt.store.withTransaction("write", async (tx) => {
 				const now = new Date().toISOString();
 				const fresh = await tx.proposals.get(p.id);
-				if (fresh?.patch_revision !== p.patch_revision || !OPEN.includes(fresh.status)) {
+				const moved = a.expected_revision !== undefined && fresh?.revision !== p.revision;
+				if (fresh?.patch_revision !== p.patch_revision || !OPEN.includes(fresh.status) || moved) {
 					throw conflict(`proposal ${p.id} changed while it was being applied; nothing was applied`, {
 						proposal_id: p.id,
 					});
@@ -232,6 +234,7 @@ export function rollback(a: Args<"patch.rollback">, env: Env) {
 				),
 			};
 		});
+		checkRevision(t, a.expected_revision);
 		if (t.kind !== "apply" || t.status !== "applied") {
 			throw failedPrecondition(
 				`transaction ${t.id} is ${t.kind === "rollback" ? "a rollback" : t.status}; only an applied one can be rolled back`,

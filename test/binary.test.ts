@@ -2,20 +2,22 @@
 // user runs a downloaded copy: from other folders, with no bun on PATH and no node_modules near.
 // A feature that only works from source (embedded grammars, the owner, the stdio bridge, test
 // runs) fails here.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TOOLS } from "../src/registry/index.ts";
 import { VERSION } from "../src/version.ts";
-import { REPO, runProcess, tempDir } from "./helpers.ts";
-import { prepareProject, startOwner, stdioSession, userEnv } from "./install-helpers.ts";
+import { REPO, runProcess } from "./helpers.ts";
+import { cleanUp, prepareProject, scratch, startOwner, stdioSession, userEnv } from "./install-helpers.ts";
 
-const out = realpathSync(tempDir("rt-binary-"));
+const out = scratch("rt-binary-");
 const binary = join(out, "roundtable");
-const home = realpathSync(tempDir("rt-binary-home-"));
+const home = scratch("rt-binary-home-");
 const env = userEnv(home);
-const root = realpathSync(tempDir("rt-binary-project-"));
+const root = scratch("rt-binary-project-");
+
+afterAll(cleanUp);
 
 beforeAll(async () => {
 	const started = performance.now();

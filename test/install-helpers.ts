@@ -1,8 +1,9 @@
 // Shared by the tests of what a user installs (test/package.test.ts, test/binary.test.ts): a PATH
 // with no bun on it, a project set up as a user would, an owner started in its own process group
 // and stopped the way Ctrl-C stops it, and one MCP session over a stdio command, line by line.
-import { afterAll, expect } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { expect } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import type { Subprocess } from "bun";
 import { readyLine } from "./helpers.ts";
@@ -37,16 +38,30 @@ export function prepareProject(root: string, tests = ""): void {
 	);
 }
 
+// What the helpers below started and made. Each test file that uses them calls
+// `afterAll(cleanUp)` itself: bun test runs no process "exit" handler, and an afterAll in this
+// module would belong to whichever test file imported it first. The folders hold 100+ MB each.
 const groups: number[] = [];
-afterAll(() => {
-	for (const pid of groups) {
+const scratches: string[] = [];
+
+/** Kills the process groups startOwner started and removes the scratch folders, so far. */
+export function cleanUp(): void {
+	for (const pid of groups.splice(0)) {
 		try {
 			process.kill(-pid, "SIGKILL");
 		} catch {
 			// gone already
 		}
 	}
-});
+	for (const dir of scratches.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A fresh empty folder (its real path), removed by cleanUp. */
+export function scratch(prefix: string): string {
+	const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+	scratches.push(dir);
+	return dir;
+}
 
 export interface Owner {
 	ready: string;

@@ -9,7 +9,6 @@ import {
 	openSync,
 	readFileSync,
 	readSync,
-	realpathSync,
 	statSync,
 	symlinkSync,
 	writeFileSync,
@@ -17,10 +16,10 @@ import {
 import { join } from "node:path";
 import { TOOLS } from "../src/registry/index.ts";
 import { VERSION } from "../src/version.ts";
-import { REPO, runProcess, tempDir } from "./helpers.ts";
-import { prepareProject, startOwner, stdioSession, userEnv } from "./install-helpers.ts";
+import { REPO, runProcess } from "./helpers.ts";
+import { cleanUp, prepareProject, scratch, startOwner, stdioSession, userEnv } from "./install-helpers.ts";
 
-const home = realpathSync(tempDir("rt-pkg-home-"));
+const home = scratch("rt-pkg-home-");
 const cache = (await runProcess(["npm", "config", "get", "cache"])).stdout.trim();
 // npm's own cache (filled by `npm ci`), with a throwaway HOME so no user setting leaks in.
 const env = userEnv(home, { npm_config_cache: cache, npm_config_update_notifier: "false" });
@@ -34,9 +33,12 @@ async function timed<T>(what: string, work: () => Promise<T>): Promise<T> {
 		times.push(`${what} ${((performance.now() - started) / 1000).toFixed(1)} s`);
 	}
 }
-afterAll(() => console.log(`package: ${times.join(", ")}`));
+afterAll(() => {
+	console.log(`package: ${times.join(", ")}`);
+	cleanUp();
+});
 
-const packDir = realpathSync(tempDir("rt-pkg-tgz-"));
+const packDir = scratch("rt-pkg-tgz-");
 const packed = await timed("npm pack", () =>
 	runProcess(["npm", "pack", "--json", "--pack-destination", packDir], { cwd: REPO, env }),
 );
@@ -50,7 +52,7 @@ type Installed = { kind: "ok"; root: string } | { kind: "skip"; reason: string }
 
 /** A fresh project with the tarball installed by `npm install <tgz> …flags`. */
 async function install(flags: string[]): Promise<Installed> {
-	const root = realpathSync(tempDir("rt-pkg-project-"));
+	const root = scratch("rt-pkg-project-");
 	writeFileSync(join(root, "package.json"), '{ "name": "fresh", "version": "1.0.0", "private": true }\n');
 	const r = await timed(`npm install ${flags.join(" ")}`.trim(), () =>
 		runProcess(["npm", "install", "--prefer-offline", "--no-audit", "--no-fund", ...flags, tgz], {
@@ -143,7 +145,7 @@ describe.skipIf(plain.kind === "skip")("installed with `npm install <tgz>`", () 
 	}, 90_000);
 
 	test("bunx roundtable, where Bun is installed", async () => {
-		const bunHome = realpathSync(tempDir("rt-pkg-bun-"));
+		const bunHome = scratch("rt-pkg-bun-");
 		for (const name of ["bun", "bunx"]) symlinkSync(process.execPath, join(bunHome, name));
 		const r = await runProcess(["bunx", "roundtable", "--version"], {
 			cwd: root,

@@ -28,15 +28,21 @@ export function expectDeclaredOutput(tool: string, result: unknown) {
 	expect(out instanceof type.errors ? out.summary : "matches").toBe("matches");
 }
 
-const made: string[] = [];
-afterAll(() => {
+const made = new Set<string>();
+/**
+ * Removes every tempDir. bun runs all test files in one process and loads this module once, so an
+ * afterAll here would belong to the first file that imports it alone: test/preload.ts registers
+ * this for the whole run instead.
+ */
+export function removeTempDirs(): void {
 	for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+	made.clear();
+}
 
-/** A fresh empty directory, removed when the test file ends. */
+/** A fresh empty directory, removed when the test run ends. */
 export function tempDir(prefix = "rt-test-"): string {
 	const dir = mkdtempSync(join(tmpdir(), prefix));
-	made.push(dir);
+	made.add(dir);
 	return dir;
 }
 

@@ -34,6 +34,13 @@ export function readPatch(root: string, digest: string): string | undefined {
 /**
  * `git apply` of a patch file in `dir` (with `check`, only a trial): undefined when it applies,
  * otherwise git's first lines of complaint.
+ *
+ * No `--recount`: every stored patch passed parsePatch, which holds each hunk to its announced
+ * counts, so git can trust them. Recounting reads a hunk on until a line that starts with neither
+ * ' ', '-', '+' nor '@@'/'diff ', so in a plain multi-file diff the next file's `--- a/x` and
+ * `+++ b/x` became one more removed and one more added line of the hunk before, and that hunk
+ * failed (`patch failed: f1.txt:996`). Only git-style patches, whose `diff --git` ends the count,
+ * and the last file of a plain one applied.
  */
 export async function gitApply(
 	dir: string,
@@ -41,19 +48,16 @@ export async function gitApply(
 	strip: number,
 	check: boolean,
 ): Promise<string | undefined> {
-	const proc = Bun.spawn(
-		["git", "apply", ...(check ? ["--check"] : []), "--recount", `-p${strip}`, patchFile],
-		{
-			cwd: dir,
-			stdin: "ignore",
-			stdout: "ignore",
-			stderr: "pipe",
-			// The ceiling keeps git from finding a repository above `dir` (a monorepo around the project,
-			// the project around a scratch copy), where it would read the patch's paths from that
-			// repository's top and skip them all.
-			env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_CEILING_DIRECTORIES: dirname(dir) },
-		},
-	);
+	const proc = Bun.spawn(["git", "apply", ...(check ? ["--check"] : []), `-p${strip}`, patchFile], {
+		cwd: dir,
+		stdin: "ignore",
+		stdout: "ignore",
+		stderr: "pipe",
+		// The ceiling keeps git from finding a repository above `dir` (a monorepo around the project,
+		// the project around a scratch copy), where it would read the patch's paths from that
+		// repository's top and skip them all.
+		env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_CEILING_DIRECTORIES: dirname(dir) },
+	});
 	const timer = setTimeout(() => proc.kill(), 30_000);
 	const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
 	clearTimeout(timer);

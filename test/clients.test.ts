@@ -294,7 +294,26 @@ describe("--client validation", () => {
 		const r = await init(root, ["--client", "nope"]);
 		expect(r.code).toBe(2);
 		expect(r.stdout).toBe("");
-		expect(r.stderr).toContain("--client must be codex or claude (was 'nope')");
+		expect(r.stderr).toContain("--client must be codex, claude or both as codex,claude (was 'nope')");
+		expect(readdirSync(root)).toEqual([]);
+	});
+
+	test("--client codex,claude writes both entries, the same command in each", async () => {
+		const root = project();
+		const r = ok(await init(root, ["--client", "codex,claude"]));
+		expect(r.stdout).toContain(`created ${CODEX}`);
+		expect(r.stdout).toContain(`created ${CLAUDE}`);
+		const codex = codexConfig(root).mcp_servers?.roundtable;
+		const claude = mcpJson(root).mcpServers?.roundtable;
+		expect(codex).toEqual(expectedEntry(root));
+		expect(claude).toEqual({ type: "stdio", ...expectedEntry(root) });
+	});
+
+	test("one bad name in a list writes nothing", async () => {
+		const root = project();
+		const r = await init(root, ["--client", "codex,nope"]);
+		expect(r.code).toBe(2);
+		expect(r.stderr).toContain("(was 'nope')");
 		expect(readdirSync(root)).toEqual([]);
 	});
 

@@ -35,7 +35,7 @@ const loader =
 const COMMANDS: Command[] = [
 	{
 		name: "init",
-		usage: "roundtable init [--force] [--client codex|claude]",
+		usage: "roundtable init [--force] [--client codex|claude|codex,claude]",
 		summary:
 			"Create .roundtable/ with the config, policy, agent protocol and generated MCP assets, the database and the configured agents. Running it again changes nothing and says so; files you edited are kept unless --force.",
 		flags: {
@@ -43,7 +43,7 @@ const COMMANDS: Command[] = [
 			client: {
 				kind: "string",
 				value: "NAME",
-				help: "also write the project-local MCP entry for codex (.codex/config.toml) or claude (.mcp.json)",
+				help: "also write the project-local MCP entry for codex (.codex/config.toml), claude (.mcp.json), or both (codex,claude)",
 			},
 		},
 		load: () => import("./init.ts").then((m) => m.init),

@@ -11,15 +11,18 @@ const NOTES: Record<string, string> = {
 
 export const init: CommandRun = {
 	async run(flags) {
-		const client = flags.client as string | undefined;
-		if (client !== undefined && !CLIENTS.includes(client as Client)) {
-			throw new UsageError(
-				`--client must be ${CLIENTS.join(" or ")} (was '${client}')${suggestion(didYouMean(client, CLIENTS))}`,
-			);
+		// `--client codex,claude` writes both entries.
+		const clients = ((flags.client as string | undefined)?.split(",") ?? []).map((c) => c.trim());
+		for (const client of clients) {
+			if (!CLIENTS.includes(client as Client)) {
+				throw new UsageError(
+					`--client must be ${CLIENTS.join(", ")} or both as ${CLIENTS.join(",")} (was '${client}')${suggestion(didYouMean(client, CLIENTS))}`,
+				);
+			}
 		}
 		const report = await initProject(flags.root, {
 			force: flags.force === true,
-			client: client as Client | undefined,
+			clients: [...new Set(clients)] as Client[],
 		});
 		const out: string[] = [];
 		for (const f of report.files) {

@@ -139,7 +139,7 @@ export async function initIfNeeded(rootDir: string): Promise<InitReport | undefi
 
 export async function initProject(
 	rootDir: string,
-	options: { force?: boolean; client?: Client } = {},
+	options: { force?: boolean; clients?: Client[] } = {},
 ): Promise<InitReport> {
 	const force = options.force ?? false;
 	if (!existsSync(rootDir) || !statSync(rootDir).isDirectory()) {
@@ -168,8 +168,7 @@ export async function initProject(
 	put("PROJECT.ROUNDTABLE.md", PROJECT_MD);
 	put("TASKS.ROUNDTABLE/README.md", TASKS_README);
 	for (const [rel, content] of mcpAssets(root, config)) put(rel, content);
-	const { client } = options;
-	if (client) {
+	for (const client of options.clients ?? []) {
 		const rel = CLIENT_FILES[client];
 		report.push({
 			path: rel,

@@ -4,44 +4,12 @@
 import { jsonSchemas, TOOLS } from "../src/registry/index.ts";
 import { startHttp } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
+import { servedToolList } from "../test/raw-mcp.ts";
 import { fmt, freshProject } from "./lib.ts";
 
 const BUDGET = 32 * 1024;
-const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 type Listed = { name: string; description: string; inputSchema: { properties?: Record<string, object> } };
-
-/** The JSON-RPC result of one POST, from a JSON or an SSE reply. */
-async function result(res: Response): Promise<Record<string, unknown>> {
-	const text = await res.text();
-	const bodies = res.headers.get("content-type")?.includes("text/event-stream")
-		? text
-				.split("\n")
-				.filter((l) => l.startsWith("data: ") && l.length > 6)
-				.map((l) => l.slice(6))
-		: [text];
-	return bodies.map((b) => JSON.parse(b)).find((m) => "result" in m).result;
-}
-
-async function servedList(url: string): Promise<{ tools: Listed[] }> {
-	const post = (body: object, headers: Record<string, string> = {}) =>
-		fetch(url, { method: "POST", headers: { ...HEADERS, ...headers }, body: JSON.stringify(body) });
-	const init = await post({
-		jsonrpc: "2.0",
-		id: 1,
-		method: "initialize",
-		params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
-	});
-	const session = {
-		"mcp-session-id": init.headers.get("mcp-session-id") ?? "",
-		"mcp-protocol-version": "2025-11-25",
-	};
-	await result(init);
-	await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
-	return (await result(await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, session))) as {
-		tools: Listed[];
-	};
-}
 
 const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
@@ -56,7 +24,7 @@ export async function run(): Promise<void> {
 		inflight: new InFlight(),
 		health: async () => "healthy-idle",
 	});
-	const list = await servedList(server.url);
+	const list = (await servedToolList(server.url)) as { tools: Listed[] };
 	await server.close();
 	p.done();
 

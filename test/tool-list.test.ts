@@ -9,9 +9,9 @@ import { publishedTools } from "../src/registry/mcp.ts";
 import { type HttpServer, startHttp } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
+import { servedToolList } from "./raw-mcp.ts";
 
 const BUDGET = 32 * 1024;
-const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 type Listed = {
 	name: string;
@@ -27,37 +27,8 @@ let client: Client;
 let wire: { tools: Listed[] };
 let bytes: number;
 
-/** The JSON-RPC result in a reply, whether it came as JSON or as an SSE stream. */
-async function resultOf(res: Response): Promise<Record<string, unknown>> {
-	const text = await res.text();
-	const bodies = res.headers.get("content-type")?.includes("text/event-stream")
-		? text
-				.split("\n")
-				.filter((l) => l.startsWith("data: "))
-				.map((l) => l.slice(6))
-				.filter((data) => data !== "") // a priming event carries no data
-		: [text];
-	const reply = bodies.map((b) => JSON.parse(b)).find((m) => "result" in m);
-	if (!reply) throw new Error(`no result in: ${text}`);
-	return reply.result;
-}
-
 async function rawToolsList(url: string): Promise<{ tools: Listed[] }> {
-	const post = (body: object, headers: Record<string, string> = {}) =>
-		fetch(url, { method: "POST", headers: { ...HEADERS, ...headers }, body: JSON.stringify(body) });
-	const init = await post({
-		jsonrpc: "2.0",
-		id: 1,
-		method: "initialize",
-		params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "size", version: "1" } },
-	});
-	const session = {
-		"mcp-session-id": init.headers.get("mcp-session-id") ?? "",
-		"mcp-protocol-version": "2025-11-25",
-	};
-	await resultOf(init);
-	await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
-	const result = await resultOf(await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, session));
+	const result = await servedToolList(url);
 	expect(result.nextCursor).toBeUndefined(); // one page: the whole list
 	return result as { tools: Listed[] };
 }

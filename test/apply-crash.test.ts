@@ -3,7 +3,8 @@
 // What it proves: a child process (test/fixtures-scripts/apply-once.ts) applying one approved
 // proposal of six paths — a pure mode change, a deletion that empties its directory, three
 // modifications, a file created in a new directory — is SIGKILLed at every step of
-// src/tools/apply.ts (`ROUNDTABLE_TEST_CRASH_AT`): before the journal, after it, after k of n files
+// src/tools/apply.ts (`ROUNDTABLE_TEST_CRASH_AT`): with its scratch copy patched (before any
+// journal), before the journal, after it, after k of n files
 // for k = 1, 2, n-1 and n, after the files, after the database commit. For each step, on a fresh
 // project:
 //   1. the child really died by SIGKILL, and the crash landed where the step says: the pending
@@ -13,14 +14,26 @@
 //      is then wholly before or wholly after — every path's bytes and mode, which files and
 //      directories exist — and it matches the database (transaction recorded and proposal accepted
 //      ⇔ after), with exactly one `patch.recovered` event of the right outcome (none when the
-//      journal was never written) and no pending journal left;
+//      journal was never written), and the journal directory holds nothing but content blobs: no
+//      pending journal, no scratch copy, no temp file;
 //   3. after a "before" outcome, applying the same proposal again succeeds and gives the after tree.
 // Also: recovery by `recoverNow` (the owner's start path) instead of a reader; a retried apply that
 // recovers by itself; a retry with the same idempotency key after an after_commit crash gets the
-// recorded result; a crash step that never comes lets the apply finish; and a rollback killed at
-// each of its steps recovers to wholly applied (or, after its commit, wholly rolled back).
+// recorded result; a crash step that never comes lets the apply finish; recovery never removes the
+// scratch copy of an apply still running; and a rollback killed at each of its steps recovers to
+// wholly applied (or, after its commit, wholly rolled back).
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
+import {
+	chmodSync,
+	existsSync,
+	lstatSync,
+	readdirSync,
+	readFileSync,
+	readlinkSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { type Journal, pendingJournals } from "../src/apply/journal.ts";
 import { recoverNow } from "../src/apply/recover.ts";
@@ -28,7 +41,7 @@ import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { initProject } from "../src/init/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
-import { commitAll, git, MAIN, REPO, readyLine, tempDir, write } from "./helpers.ts";
+import { commitAll, git, MAIN, REPO, readyLine, tempDir, until, write } from "./helpers.ts";
 
 const CHILD = join(REPO, "test/fixtures-scripts/apply-once.ts");
 const TX = "TX-CRASH";
@@ -201,8 +214,13 @@ async function runChild(
 	name: "patch.apply" | "patch.rollback",
 	args: Record<string, unknown>,
 	crashAt?: string,
+	extraEnv: Record<string, string> = {},
 ): Promise<ChildResult> {
-	const env: Record<string, string | undefined> = { ...process.env, ROUNDTABLE_TEST_CRASH_AT: crashAt };
+	const env: Record<string, string | undefined> = {
+		...process.env,
+		...extraEnv,
+		ROUNDTABLE_TEST_CRASH_AT: crashAt,
+	};
 	if (crashAt === undefined) delete env.ROUNDTABLE_TEST_CRASH_AT;
 	const proc = Bun.spawn([process.execPath, CHILD, root, name, JSON.stringify(args)], {
 		stdin: "ignore",
@@ -260,10 +278,25 @@ async function events(rt: Runtime): Promise<Event[]> {
 
 const recovered = async (rt: Runtime) => (await events(rt)).filter((e) => e.type === "patch.recovered");
 
+const JOURNAL = ".roundtable/journal";
+/** Apply scratch copies in the journal directory (src/tools/apply.ts makes them, one per apply). */
+const scratches = (root: string) => readdirSync(join(root, JOURNAL)).filter((n) => n.startsWith("scratch-"));
+
+/**
+ * What the journal directory holds beyond content blobs (named by their sha256): a settled
+ * repository has nothing there, neither pending journals nor scratch copies nor temp files.
+ */
+function stale(root: string): string[] {
+	const top = readdirSync(join(root, JOURNAL)).filter((n) => n !== "blobs");
+	const blobs = existsSync(join(root, JOURNAL, "blobs")) ? readdirSync(join(root, JOURNAL, "blobs")) : [];
+	return [...top, ...blobs.filter((n) => !/^[0-9a-f]{64}$/.test(n)).map((n) => `blobs/${n}`)];
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** Every crash step of an apply, and the whole tree recovery must leave. */
 const STEPS: [step: string, outcome: "before" | "after"][] = [
+	["in_scratch", "before"],
 	["before_journal", "before"],
 	["after_journal", "before"],
 	["after_file:1", "before"],
@@ -291,7 +324,15 @@ function expectCrashedAt(
 	to: Tree,
 ): Journal | undefined {
 	const journals = pendingJournals(root);
-	if (step === "before_journal") {
+	if (step === "in_scratch") {
+		// The scratch copy of the touched paths, patched, is all there is; the tree is untouched.
+		const [scratch] = scratches(root);
+		expect(scratches(root)).toHaveLength(1);
+		expect(readFileSync(join(root, JOURNAL, String(scratch), "src/a.ts"), "utf8")).toBe(
+			"export const a = 2;\n",
+		);
+	}
+	if (step === "before_journal" || step === "in_scratch") {
 		expect(journals).toEqual([]);
 		expectTree(root, from);
 		return undefined;
@@ -366,11 +407,12 @@ describe("patch.apply killed by SIGKILL at every step: after recovery, wholly be
 		const read = (await tool(rt, "repo.read_file", { path: "src/a.ts" })) as { content: string };
 		expect(read.content).toBe(committed ? "export const a = 2;\n" : "export const a = 1;\n");
 		expectTree(f.root, committed ? f.after : f.before);
-		expect(pendingJournals(f.root)).toEqual([]);
+		expect(stale(f.root)).toEqual([]);
 		await expectApplied(rt, f, committed);
 		await expectRecovered(rt, f.proposal, journal, committed ? "done" : "undone");
 
 		if (!committed) await expectRetrySucceeds(rt, f);
+		expect(stale(f.root)).toEqual([]);
 		rt.close();
 	});
 
@@ -382,7 +424,7 @@ describe("patch.apply killed by SIGKILL at every step: after recovery, wholly be
 		expect(await recoverNow(rt)).toEqual([{ transaction_id: TX, outcome: "undone" }]);
 		expect(await recoverNow(rt)).toEqual([]); // settled once, not again
 		expectTree(f.root, f.before);
-		expect(pendingJournals(f.root)).toEqual([]);
+		expect(stale(f.root)).toEqual([]);
 		await expectApplied(rt, f, false);
 		await expectRecovered(rt, f.proposal, journal, "undone");
 		await expectRetrySucceeds(rt, f);
@@ -400,10 +442,62 @@ describe("patch.apply killed by SIGKILL at every step: after recovery, wholly be
 		const { ready } = await readyLine(owner); // the ready line comes after recovery
 		expect(ready).toStartWith("roundtable ready:");
 		expectTree(f.root, f.before);
-		expect(pendingJournals(f.root)).toEqual([]);
+		expect(stale(f.root)).toEqual([]);
 		owner.kill("SIGTERM");
 		expect(await owner.exited).toBe(0);
 		expect(await new Response(owner.stderr).text()).toContain(`recovered ${TX}: undone`);
+	});
+
+	test("recoverNow removes a killed apply's scratch copy and cut-off temp files, with no journal to settle", async () => {
+		const f = await fixture();
+		expectKilled(await runChild(f.root, "patch.apply", applyArgs(f), "in_scratch"));
+		expect(scratches(f.root)).toHaveLength(1);
+		// What a kill between writeFileAtomic's write and rename leaves, named as it names its temp
+		// files: a journal and a blob that never got their names.
+		writeFileSync(join(f.root, JOURNAL, `.${Date.now()}-99999-abc.tmp`), "{");
+		writeFileSync(join(f.root, JOURNAL, `blobs/.${Date.now()}-99999-def.tmp`), "half");
+		expect(stale(f.root)).toHaveLength(3);
+		const rt = open(f.root);
+		expect(await recoverNow(rt)).toEqual([]);
+		expect(stale(f.root)).toEqual([]);
+		expectTree(f.root, f.before);
+		await expectRecovered(rt, f.proposal, undefined, "undone");
+		await expectRetrySucceeds(rt, f);
+		rt.close();
+	});
+
+	test("recovery never removes the scratch copy of an apply still running (the repository lock says so)", async () => {
+		const f = await fixture();
+		const gate = join(tempDir("rt-pause-"), "go");
+		const child = runChild(f.root, "patch.apply", applyArgs(f), undefined, {
+			ROUNDTABLE_TEST_PAUSE_AT: "in_scratch",
+			ROUNDTABLE_TEST_PAUSE_FILE: gate,
+		});
+		await until(() => existsSync(`${gate}.reached`), 20_000, "the apply to pause in its scratch copy");
+		const [scratch] = scratches(f.root);
+		expect(scratch).toBeDefined();
+		// A reader and the owner's start path both want to recover; the apply holds the lock.
+		const rt = open(f.root);
+		const done: string[] = [];
+		const read = tool(rt, "repo.read_file", { path: "src/a.ts" }).then((r) => {
+			done.push("read");
+			return r as { content: string };
+		});
+		const recovering = recoverNow(rt).then((r) => {
+			done.push("recoverNow");
+			return r;
+		});
+		await Bun.sleep(300);
+		expect(done).toEqual([]);
+		expect(scratches(f.root)).toEqual([String(scratch)]);
+		writeFileSync(gate, "");
+		expectSucceeded(await child);
+		expect((await read).content).toBe("export const a = 2;\n");
+		expect(await recovering).toEqual([]);
+		expectTree(f.root, f.after);
+		expect(stale(f.root)).toEqual([]);
+		await expectApplied(rt, f, true);
+		rt.close();
 	});
 
 	test("recovery never writes through a directory swapped for a symlink that leads out", async () => {
@@ -493,7 +587,7 @@ describe("patch.rollback killed by SIGKILL: after recovery, wholly applied or wh
 		const rt = open(f.root);
 		await tool(rt, "repo.read_file", { path: "src/a.ts" });
 		expectTree(f.root, committed ? f.before : f.after);
-		expect(pendingJournals(f.root)).toEqual([]);
+		expect(stale(f.root)).toEqual([]);
 		const state = (await tool(rt, "table.get_state")) as unknown as Table;
 		expect(state.transactions.map((t) => [t.id, t.kind, t.status])).toEqual(
 			committed

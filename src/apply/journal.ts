@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fsutil.ts";
 import type { FileState } from "../registry/records.ts";
-import { JOURNAL_DIR } from "./state.ts";
+import { BLOBS_DIR, JOURNAL_DIR } from "./state.ts";
 
 export interface JournalEntry {
 	path: string;
@@ -51,10 +51,50 @@ export function pendingJournals(root: string): Journal[] {
 		.map((n) => JSON.parse(readFileSync(join(root, JOURNAL_DIR, n), "utf8")) as Journal);
 }
 
-export const hasPendingJournal = (root: string): boolean => {
+/** The name of the scratch copy an apply works out its after-states in (src/tools/apply.ts). */
+export const SCRATCH_PREFIX = "scratch-";
+
+/**
+ * A folder or file of the journal directory that only a live apply or rollback uses: a scratch copy,
+ * or writeFileAtomic's temp file (a journal or a blob cut off before its rename). Only applies,
+ * rollbacks and recovery make them, each holding the repository lock alone, so whoever holds that
+ * lock finds only those of dead processes.
+ */
+const isLeftover = (name: string) => name.startsWith(SCRATCH_PREFIX) || /^\..+\.tmp$/.test(name);
+
+/** What the journal directory holds beyond the blobs: pending journals, leftovers of dead processes. */
+export function journalState(root: string): { pending: boolean; leftovers: boolean } {
+	let names: string[];
 	try {
-		return readdirSync(join(root, JOURNAL_DIR)).some((n) => n.endsWith(PENDING));
+		names = readdirSync(join(root, JOURNAL_DIR));
 	} catch {
-		return false;
+		return { pending: false, leftovers: false };
 	}
-};
+	return { pending: names.some((n) => n.endsWith(PENDING)), leftovers: names.some(isLeftover) };
+}
+
+/**
+ * Removes the leftovers (see isLeftover) in the journal directory and its blobs, and returns their
+ * paths. The caller must hold the repository lock exclusively: a live apply's scratch copy is then
+ * impossible. One that cannot be removed stays for the next try rather than failing the caller.
+ */
+export function removeLeftovers(root: string): string[] {
+	const removed: string[] = [];
+	for (const dir of [JOURNAL_DIR, BLOBS_DIR]) {
+		let names: string[];
+		try {
+			names = readdirSync(join(root, dir));
+		} catch {
+			continue;
+		}
+		for (const name of names.filter(isLeftover)) {
+			try {
+				rmSync(join(root, dir, name), { recursive: true, force: true });
+				removed.push(`${dir}/${name}`);
+			} catch {
+				// Not ours to fix (a permission changed under us): the next recovery tries again.
+			}
+		}
+	}
+	return removed;
+}

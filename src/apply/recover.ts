@@ -9,7 +9,7 @@ import { ToolError } from "../errors.ts";
 import { type HeldLock, type LockMode, waitForLock } from "../owner/lock.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
-import { hasPendingJournal, type Journal, pendingJournals, settleJournal } from "./journal.ts";
+import { type Journal, journalState, pendingJournals, removeLeftovers, settleJournal } from "./journal.ts";
 import { restore } from "./state.ts";
 
 const REPO_LOCK_PATH = ".roundtable/repo.lock";
@@ -42,7 +42,10 @@ function undo(root: string, j: Journal): string[] {
 	return refused;
 }
 
-/** Settles every pending journal. The caller holds the repository lock exclusively. */
+/**
+ * Settles every pending journal and removes what dead applies left in the journal directory. The
+ * caller holds the repository lock exclusively.
+ */
 export async function recover(
 	rt: Runtime,
 ): Promise<{ transaction_id: string; outcome: "done" | "undone" }[]> {
@@ -71,6 +74,9 @@ export async function recover(
 		settleJournal(rt.root, j.transaction_id);
 		settled.push({ transaction_id: j.transaction_id, outcome });
 	}
+	// A process killed while it worked out an apply in a scratch copy (before any journal) or while
+	// it wrote a journal or blob left those behind. Holding the lock alone, nothing of ours is live.
+	removeLeftovers(rt.root);
 	return settled;
 }
 
@@ -89,13 +95,15 @@ export async function recoverNow(rt: Runtime) {
  * Shared holders only read; an exclusive holder may write the repository.
  */
 export async function withRepository<T>(rt: Runtime, mode: LockMode, fn: () => Promise<T>): Promise<T> {
-	for (;;) {
+	for (let recovered = false; ; recovered = true) {
 		const held = await lock(rt, mode);
 		try {
 			if (mode === "exclusive") await recover(rt);
-			// A shared holder cannot recover; a journal still pending under its lock was left by an
-			// apply that died, so settle it alone and come back.
-			if (mode === "exclusive" || !hasPendingJournal(rt.root)) return await fn();
+			// A shared holder cannot recover; a journal still pending (or a scratch copy) under its lock
+			// was left by an apply that died, so settle it alone and come back. A leftover recovery
+			// could not remove is no reason to keep the reader waiting.
+			const left = mode === "shared" ? journalState(rt.root) : undefined;
+			if (!left?.pending && !(left?.leftovers && !recovered)) return await fn();
 		} finally {
 			held.release();
 		}

@@ -19,7 +19,7 @@ import { writeFileAtomic } from "../fsutil.ts";
 import type { FileState } from "../registry/records.ts";
 
 export const JOURNAL_DIR = ".roundtable/journal";
-const BLOBS_DIR = `${JOURNAL_DIR}/blobs`;
+export const BLOBS_DIR = `${JOURNAL_DIR}/blobs`;
 
 const SYMLINK_MODE = 0o120000;
 

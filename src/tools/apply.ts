@@ -3,9 +3,19 @@
 // state (git apply in a scratch copy, so a patch that no longer applies changes nothing), writes
 // the journal, writes the files, and only then records the transaction in the database. A crash at
 // any point is settled by recovery (src/apply/recover.ts): wholly before, or wholly after.
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
+import {
+	chmodSync,
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readlinkSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
-import { type JournalEntry, settleJournal, writeJournal } from "../apply/journal.ts";
+import { type JournalEntry, SCRATCH_PREFIX, settleJournal, writeJournal } from "../apply/journal.ts";
 import { withRepository } from "../apply/recover.ts";
 import { capture, currentState, JOURNAL_DIR, restore, sameState } from "../apply/state.ts";
 import { actorId } from "../context.ts";
@@ -30,6 +40,17 @@ function crashPoint(step: string): void {
 	if (process.env.ROUNDTABLE_TEST_CRASH_AT === step) process.kill(process.pid, "SIGKILL");
 }
 
+/**
+ * Test-only: `ROUNDTABLE_TEST_PAUSE_AT=<step>` holds this apply at that step (the repository lock
+ * held) until the file `ROUNDTABLE_TEST_PAUSE_FILE` exists; `<that file>.reached` says it got there.
+ */
+async function pausePoint(step: string): Promise<void> {
+	const file = process.env.ROUNDTABLE_TEST_PAUSE_FILE;
+	if (process.env.ROUNDTABLE_TEST_PAUSE_AT !== step || file === undefined) return;
+	writeFileSync(`${file}.reached`, "");
+	while (!existsSync(file)) await Bun.sleep(10);
+}
+
 /** Before and after states of every touched path: the patch applied to a scratch copy of them. */
 async function workOut(
 	root: string,
@@ -39,7 +60,7 @@ async function workOut(
 ): Promise<JournalEntry[]> {
 	const guard = new RepoGuard(root);
 	mkdirSync(join(root, JOURNAL_DIR), { recursive: true, mode: 0o700 });
-	const scratch = mkdtempSync(join(root, JOURNAL_DIR, "scratch-"));
+	const scratch = mkdtempSync(join(root, JOURNAL_DIR, SCRATCH_PREFIX));
 	try {
 		const entries: JournalEntry[] = [];
 		for (const path of paths) {
@@ -59,6 +80,8 @@ async function workOut(
 		}
 		const failure = await gitApply(scratch, patchFile, strip, false);
 		if (failure !== undefined) throw failedPrecondition(`the patch no longer applies: ${failure}`);
+		await pausePoint("in_scratch");
+		crashPoint("in_scratch");
 		for (const e of entries) e.after = capture(root, scratch, e.path);
 		return entries;
 	} finally {

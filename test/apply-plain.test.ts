@@ -133,6 +133,14 @@ describe("plain multi-file unified diffs validate, apply and roll back like git-
 		await roundTrip(FIVE_BEFORE, FIVE_AFTER, false);
 	});
 
+	test("a blank line after the last hunk, as a paste leaves it, is skipped by git as by the parser", async () => {
+		// --recount counted it as one more context line, which the file does not have there.
+		const f = await project(TWO_BEFORE);
+		const patch = `${await plainPatch(TWO_BEFORE, TWO_AFTER)}\n`;
+		const v = await f.validate(await approved(f, patch));
+		expect(f.gate(v, "apply_check").ok).toBe(true);
+	});
+
 	test("test.run's scratch copy of the project takes the same patch", async () => {
 		const root = tempDir("rt-plain-root-");
 		commitAll(root, FIVE_BEFORE);

@@ -80,6 +80,7 @@ describe("defaults", () => {
 			read_deadline_seconds: 30,
 			write_deadline_seconds: 30,
 			max_connections: 256,
+			max_http_connections: 512,
 		});
 		expect(c.idempotency.ttl_hours).toBe(24);
 	});

@@ -63,6 +63,23 @@ describe("hostnameOf", () => {
 	])("%p → %p", (host, want) => {
 		expect(hostnameOf(host)).toBe(want);
 	});
+	// Each of these would make the request's URL unparsable (an HTTP 500 once, for 127.0.0.1:99999).
+	test.each([
+		"127.0.0.1:99999",
+		"127.0.0.1:65536",
+		"127.0.0.1:0",
+		"127.0.0.1:",
+		"127.0.0.1:12x",
+		"[::1]:99999",
+		"[::1",
+		"[zz]:80",
+		"local host",
+		"127.0.0.1/x",
+		"user@127.0.0.1",
+		"",
+	])("%p is not a valid Host", (host) => {
+		expect(hostnameOf(host)).toBeUndefined();
+	});
 });
 
 const loopback = { loopback: true, token: undefined };
@@ -85,6 +102,15 @@ describe("checkRequest on a loopback bind", () => {
 			const r = checkRequest(headers({ host }), loopback);
 			expect(r).toMatchObject({ ok: false, status: 403 });
 			if (!r.ok) expect(r.message).toMatch(/host/i);
+		}
+	});
+
+	test("a loopback Host with an invalid port or syntax is 403 like a foreign one, on any bind", () => {
+		for (const host of ["127.0.0.1:99999", "localhost:0", "[::1]:65536", "127.0.0.1:x", "127.0.0.1 :80"]) {
+			for (const options of [loopback, { loopback: false, token: "t" }]) {
+				const r = checkRequest(headers({ host, authorization: "Bearer t" }), options);
+				expect(r).toEqual({ ok: false, status: 403, message: "invalid Host header" });
+			}
 		}
 	});
 

@@ -56,6 +56,7 @@ export interface Config {
 		read_deadline_seconds: number;
 		write_deadline_seconds: number;
 		max_connections: number;
+		max_http_connections: number;
 	};
 	idempotency: { ttl_hours: number };
 }
@@ -126,6 +127,7 @@ export function defaultConfig(): Config {
 			read_deadline_seconds: 30,
 			write_deadline_seconds: 30,
 			max_connections: 256,
+			max_http_connections: 512,
 		},
 		idempotency: { ttl_hours: 24 },
 	};

@@ -61,6 +61,7 @@ export const configFileSchema = type({
 		"read_deadline_seconds?": positiveInt,
 		"write_deadline_seconds?": positiveInt,
 		"max_connections?": positiveInt,
+		"max_http_connections?": positiveInt,
 	},
 	"idempotency?": { "+": "reject", "ttl_hours?": nonNegativeInt },
 });

@@ -100,6 +100,7 @@ limits:
   read_deadline_seconds: 30
   write_deadline_seconds: 30
   max_connections: 256
+  max_http_connections: 512
 
 idempotency:
   ttl_hours: 24

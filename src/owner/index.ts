@@ -110,6 +110,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 					tls: cert && key ? { cert: resolve(root, cert), key: resolve(root, key) } : undefined,
 					maxBodyBytes: config.limits.max_frame_bytes,
 					maxSessions: config.limits.max_connections,
+					maxConnections: config.limits.max_http_connections,
+					readDeadlineMs: config.limits.read_deadline_seconds * 1000,
 					inflight,
 					health: async () => {
 						if (coordinator) return coordinator.health();

@@ -14,11 +14,18 @@ export function isLoopbackHostname(hostname: string): boolean {
 	);
 }
 
-/** The hostname of a Host header value (`127.0.0.1:7117`, `[::1]:7117`, `localhost`). */
-export function hostnameOf(host: string): string {
-	const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(host);
-	if (bracketed) return bracketed[1] as string;
-	return host.replace(/:\d+$/, "");
+// A Host header is `host[:port]` (RFC 9110 §7.2): an IPv6 literal in brackets, or a name or IPv4
+// address of the characters a URL host may hold. Anything else, or a port outside 1–65535, would
+// make the request's URL unparsable, so it is refused here with the other bad Hosts.
+const HOST_HEADER = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9._~-]+))(?::(\d{1,5}))?$/;
+
+/** The hostname of a Host header value (`127.0.0.1:7117`, `[::1]:7117`, `localhost`); undefined when its syntax or port is invalid. */
+export function hostnameOf(host: string): string | undefined {
+	const m = HOST_HEADER.exec(host);
+	if (!m) return undefined;
+	const port = m[3];
+	if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return undefined;
+	return (m[1] ?? m[2]) as string;
 }
 
 export type GuardResult = { ok: true } | { ok: false; status: 401 | 403; message: string };
@@ -34,7 +41,8 @@ export interface GuardOptions {
 export function checkRequest(headers: Headers, options: GuardOptions): GuardResult {
 	const host = headers.get("host");
 	if (!host) return { ok: false, status: 403, message: "missing Host header" };
-	if (options.loopback && !isLoopbackHostname(hostnameOf(host))) {
+	const hostname = hostnameOf(host);
+	if (hostname === undefined || (options.loopback && !isLoopbackHostname(hostname))) {
 		return { ok: false, status: 403, message: "invalid Host header" };
 	}
 	const origin = headers.get("origin");
@@ -45,7 +53,7 @@ export function checkRequest(headers: Headers, options: GuardOptions): GuardResu
 		} catch {
 			return { ok: false, status: 403, message: "invalid Origin header" };
 		}
-		const allowed = options.loopback ? isLoopbackHostname(hostnameOf(originHost)) : originHost === host;
+		const allowed = options.loopback ? isLoopbackHostname(hostnameOf(originHost) ?? "") : originHost === host;
 		if (!allowed) return { ok: false, status: 403, message: "invalid Origin header" };
 	}
 	if (options.token !== undefined && !bearerMatches(headers.get("authorization"), options.token)) {

@@ -11,6 +11,7 @@ import {
 import type { Runtime } from "../runtime.ts";
 import { EventBuffer } from "./event-store.ts";
 import { checkRequest, isLoopbackHostname } from "./guard.ts";
+import { Connections } from "./http-connections.ts";
 import type { InFlight } from "./inflight.ts";
 import { conformanceFixtures, createMcpServer } from "./mcp-server.ts";
 
@@ -22,6 +23,10 @@ export interface HttpOptions {
 	maxBodyBytes: number;
 	/** Open MCP sessions at most; an initialize beyond it gets 503. */
 	maxSessions: number;
+	/** Open HTTP connections at most (in flight or idle); a request on one more gets 503. Default 512. */
+	maxConnections?: number;
+	/** A request body must have arrived this long after its headers, else 408. Default 30 s. */
+	readDeadlineMs?: number;
 	inflight: InFlight;
 	/** Health as the owner sees it; /healthz reports it. */
 	health: () => Promise<"ready" | "healthy-idle" | "degraded">;
@@ -35,6 +40,13 @@ export interface HttpServer {
 	/** Closes every session and connection. */
 	close(): Promise<void>;
 }
+
+// An idle keep-alive connection is closed after this long (Bun's idleTimeout). Bun checks its
+// timers every 4 s, so one may stay up to IDLE_CHECK_S longer; the connection count allows for that.
+// Requests in flight and event streams are exempt (server.timeout(req, 0)): a long call or a quiet
+// stream is not idle.
+const KEEPALIVE_IDLE_S = 5;
+const IDLE_CHECK_S = 4;
 
 // Sessions nobody has used for this long are closed (a client that vanished without DELETE).
 const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -57,31 +69,50 @@ function rpcError(status: number, code: number, message: string): Response {
 	return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
+/** An error after which the connection is closed (the rest of its body is never read). */
+function closingError(status: number, code: number, message: string): Response {
+	const res = rpcError(status, code, message);
+	res.headers.set("connection", "close");
+	return res;
+}
+
+const isStream = (res: Response) =>
+	res.body !== null && (res.headers.get("content-type")?.includes("text/event-stream") ?? false);
+
 /**
- * The SDK's GET stream sends nothing until its first keep-alive (15 s), and the response headers
- * wait for that first byte, so a client would wait 15 s to learn its stream is open. An SSE comment
- * up front sends the headers at once.
+ * An event stream passed through, calling `ended` once when it ends, however it ends (`cut` when
+ * the client went away). The SDK's GET stream sends nothing until its first keep-alive (15 s), and
+ * the response headers wait for that first byte, so a client would wait 15 s to learn its stream
+ * is open: `prefix` (an SSE comment) sends the headers at once.
  */
-function openAtOnce(res: Response): Response {
-	if (!res.body || !res.headers.get("content-type")?.includes("text/event-stream")) return res;
-	const source = res.body;
+function watched(res: Response, ended: (cut: boolean) => void, prefix?: string): Response {
+	const source = res.body as ReadableStream<Uint8Array>;
+	let once = false;
+	const end = (cut: boolean) => {
+		if (!once) ended(cut);
+		once = true;
+	};
+	// The source is locked to this reader, so a cancel must go through it (source.cancel would throw).
+	const reader = source.getReader();
 	const body = new ReadableStream<Uint8Array>({
 		async start(controller) {
-			controller.enqueue(new TextEncoder().encode(": stream open\n\n"));
-			const reader = source.getReader();
+			if (prefix) controller.enqueue(new TextEncoder().encode(prefix));
 			try {
 				for (;;) {
 					const { value, done } = await reader.read();
 					if (done) break;
 					controller.enqueue(value);
 				}
+				end(false);
 				controller.close();
 			} catch (err) {
+				end(true);
 				controller.error(err);
 			}
 		},
 		cancel(reason) {
-			return source.cancel(reason);
+			end(true);
+			return reader.cancel(reason);
 		},
 	});
 	return new Response(body, { status: res.status, headers: res.headers });
@@ -135,15 +166,57 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 	fixtures.catch(() => {});
 	let stopping = false;
 
-	async function readJson(req: Request): Promise<{ body: unknown } | Response> {
-		const declared = Number(req.headers.get("content-length") ?? "0");
-		if (declared > options.maxBodyBytes) {
-			return rpcError(413, -32600, `request body exceeds ${options.maxBodyBytes} bytes`);
+	const readDeadlineMs = options.readDeadlineMs ?? 30_000;
+	const connections = new Connections(
+		options.maxConnections ?? 512,
+		(KEEPALIVE_IDLE_S + IDLE_CHECK_S) * 1000,
+	);
+
+	/**
+	 * The body, read within the read deadline (counted from the headers) and the size cap. Bun's own
+	 * timer is not reset by body bytes, so it could not tell a slow upload from a stalled one.
+	 */
+	async function readText(req: Request, started: number): Promise<string | Response> {
+		const tooBig = () => closingError(413, -32600, `request body exceeds ${options.maxBodyBytes} bytes`);
+		if (Number(req.headers.get("content-length") ?? "0") > options.maxBodyBytes) return tooBig();
+		if (!req.body) return "";
+		const reader = req.body.getReader();
+		const parts: Uint8Array[] = [];
+		let size = 0;
+		let timer: Timer | undefined;
+		const late = new Promise<"late">((resolve) => {
+			timer = setTimeout(() => resolve("late"), Math.max(0, started + readDeadlineMs - Date.now()));
+		});
+		try {
+			for (;;) {
+				const next = await Promise.race([reader.read(), late]);
+				if (next === "late") {
+					void reader.cancel().catch(() => {});
+					return closingError(
+						408,
+						-32000,
+						`the request body did not arrive within ${readDeadlineMs / 1000} s (limits.read_deadline_seconds)`,
+					);
+				}
+				if (next.done) break;
+				size += next.value.byteLength;
+				if (size > options.maxBodyBytes) {
+					void reader.cancel().catch(() => {});
+					return tooBig();
+				}
+				parts.push(next.value);
+			}
+		} catch {
+			return closingError(400, -32700, "Parse error: the request body could not be read");
+		} finally {
+			clearTimeout(timer);
 		}
-		const text = await req.text();
-		if (Buffer.byteLength(text) > options.maxBodyBytes) {
-			return rpcError(413, -32600, `request body exceeds ${options.maxBodyBytes} bytes`);
-		}
+		return Buffer.concat(parts).toString("utf8");
+	}
+
+	async function readJson(req: Request, started: number): Promise<{ body: unknown } | Response> {
+		const text = await readText(req, started);
+		if (text instanceof Response) return text;
 		try {
 			const body = JSON.parse(text) as unknown;
 			// Batching left the protocol in 2025-06-18.
@@ -154,10 +227,12 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		}
 	}
 
-	async function handleMcp(req: Request): Promise<Response> {
+	async function handleMcp(req: Request, started: number): Promise<Response> {
 		const sid = req.headers.get("mcp-session-id");
-		const parsed = req.method === "POST" ? await readJson(req) : undefined;
+		const parsed = req.method === "POST" ? await readJson(req, started) : undefined;
 		if (parsed instanceof Response) return parsed;
+		// The body is in: what follows (a long call, an event stream) is not bounded by Bun's timers.
+		server.timeout(req, 0);
 		if (sid) {
 			const session = sessions.get(sid);
 			if (!session) return rpcError(404, -32001, "session not found; initialize a new one");
@@ -166,7 +241,7 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 				withSessionVersion(req, session.protocolVersion),
 				parsed && { parsedBody: parsed.body },
 			);
-			return req.method === "GET" ? openAtOnce(res) : res;
+			return res;
 		}
 		if (!parsed || !isInitializeRequest(parsed.body)) {
 			return rpcError(400, -32000, "Bad Request: no valid session id; send initialize first");
@@ -211,28 +286,61 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		return transport.handleRequest(req, { parsedBody: parsed.body });
 	}
 
+	async function route(req: Request, started: number): Promise<Response> {
+		const verdict = checkRequest(req.headers, guard);
+		if (!verdict.ok) {
+			const res = rpcError(verdict.status, -32000, verdict.message);
+			if (verdict.status === 401) res.headers.set("www-authenticate", 'Bearer realm="roundtable"');
+			return res;
+		}
+		if (stopping) return rpcError(503, -32000, "the owner is shutting down");
+		// The guard checked the Host, so Bun's URL parses; a request line that still does not is the
+		// client's fault, not ours.
+		const path = URL.parse(req.url)?.pathname;
+		if (path === "/mcp") return handleMcp(req, started);
+		if (path === "/healthz" && req.method === "GET") {
+			const status = await options.health();
+			return Response.json({ status }, { status: status === "degraded" ? 503 : 200 });
+		}
+		return new Response("not found\n", { status: 404 });
+	}
+
+	const maxConnections = options.maxConnections ?? 512;
 	const server = Bun.serve({
 		hostname,
 		port,
-		// SSE streams stay open: Bun's default 10 s idle timeout would cut them between keep-alives.
-		idleTimeout: 0,
+		idleTimeout: KEEPALIVE_IDLE_S,
 		maxRequestBodySize: options.maxBodyBytes + 1024,
 		...(options.tls && { tls: { cert: Bun.file(options.tls.cert), key: Bun.file(options.tls.key) } }),
-		async fetch(req) {
-			const verdict = checkRequest(req.headers, guard);
-			if (!verdict.ok) {
-				const res = rpcError(verdict.status, -32000, verdict.message);
-				if (verdict.status === 401) res.headers.set("www-authenticate", 'Bearer realm="roundtable"');
+		async fetch(req, srv) {
+			const started = Date.now();
+			const client = srv.requestIP(req);
+			const conn = connections.admit(client ? `${client.address}:${client.port}` : undefined, started);
+			if (conn === undefined) {
+				return closingError(
+					503,
+					-32000,
+					`too many open HTTP connections (limit ${maxConnections}, limits.max_http_connections); close idle ones or retry later`,
+				);
+			}
+			// Until the body is in, Bun's timer backs up the read deadline (the 408 comes first).
+			srv.timeout(req, Math.ceil(readDeadlineMs / 1000) + IDLE_CHECK_S);
+			let res: Response;
+			try {
+				res = await route(req, started);
+			} catch {
+				res = rpcError(500, -32603, "internal error");
+			}
+			// From its last byte on, the connection is idle: Bun's keep-alive timer applies again.
+			const idle = (cut: boolean) => {
+				if (!cut) srv.timeout(req, KEEPALIVE_IDLE_S);
+				connections.release(conn, cut);
+			};
+			if (!isStream(res)) {
+				idle(res.headers.get("connection") === "close");
 				return res;
 			}
-			const path = new URL(req.url).pathname;
-			if (stopping) return rpcError(503, -32000, "the owner is shutting down");
-			if (path === "/mcp") return handleMcp(req);
-			if (path === "/healthz" && req.method === "GET") {
-				const status = await options.health();
-				return Response.json({ status }, { status: status === "degraded" ? 503 : 200 });
-			}
-			return new Response("not found\n", { status: 404 });
+			return watched(res, idle, req.method === "GET" ? ": stream open\n\n" : undefined);
 		},
 	});
 

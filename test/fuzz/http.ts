@@ -402,6 +402,17 @@ async function sendPost(w: Where, c: PostCase): Promise<HttpAnswer> {
 	}
 }
 
+/** The response after any interim 1xx ones (`100 Continue` to `Expect: 100-continue`). */
+function finalResponse(text: string): string {
+	let rest = text;
+	while (/^HTTP\/1\.[01] 1\d\d/.test(rest)) {
+		const end = rest.indexOf("\r\n\r\n");
+		if (end === -1) return "";
+		rest = rest.slice(end + 4);
+	}
+	return rest;
+}
+
 function sendRaw(port: number, c: RawCase): Promise<HttpAnswer> {
 	const started = performance.now();
 	return new Promise((resolve) => {
@@ -415,7 +426,7 @@ function sendRaw(port: number, c: RawCase): Promise<HttpAnswer> {
 			settled = true;
 			limit.clear();
 			conn.destroy();
-			const text = Buffer.concat(chunks).toString("latin1");
+			const text = finalResponse(Buffer.concat(chunks).toString("latin1"));
 			const status = /^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1];
 			resolve({
 				text,
@@ -429,7 +440,7 @@ function sendRaw(port: number, c: RawCase): Promise<HttpAnswer> {
 		conn.on("data", (d: Buffer) => {
 			chunks.push(d);
 			// One complete response is enough (a kept-alive connection would not close).
-			const text = Buffer.concat(chunks).toString("latin1");
+			const text = finalResponse(Buffer.concat(chunks).toString("latin1"));
 			const end = text.indexOf("\r\n\r\n");
 			const length = /\r\ncontent-length: (\d+)/i.exec(text)?.[1];
 			if (end !== -1 && length !== undefined && text.length >= end + 4 + Number(length)) finish(false);
@@ -480,11 +491,13 @@ function messagesOf(a: HttpAnswer): unknown[] | string {
 	return `content-type ${JSON.stringify(type)}: ${a.text.slice(0, 120)}`;
 }
 
-/** The request line is `METHOD target HTTP/1.0|1.1` (505 is the right answer to any other version). */
+/** The request line is `METHOD target HTTP/1.0|1.1` (Bun answers any other request line, a bad target included, with 505). */
 function plainRequestLine(bytes: Uint8Array): boolean {
 	const text = Buffer.from(bytes).toString("latin1");
 	const end = text.search(/\r?\n/);
-	return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/1\.[01]$/.test(end === -1 ? text : text.slice(0, end));
+	return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [\x21-\x7e]+ HTTP\/1\.[01]$/.test(
+		end === -1 ? text : text.slice(0, end),
+	);
 }
 
 /** Judges one answer; returns a new session id the server made (to delete), if any. */
@@ -507,7 +520,11 @@ export function judgeHttp(t: Tally, c: HttpCase, a: HttpAnswer): string | undefi
 		return undefined;
 	}
 	if (!allowedStatus(a.status)) {
-		t.fail("malformed", c.label, `HTTP ${a.status}: ${a.text.slice(0, 200)}`);
+		const line =
+			c.type === "raw"
+				? ` to ${JSON.stringify(Buffer.concat(c.chunks).toString("latin1").split("\n")[0]?.slice(0, 120))}`
+				: "";
+		t.fail("malformed", c.label, `HTTP ${a.status}${line}: ${a.text.slice(0, 200)}`);
 		return undefined;
 	}
 	if (c.type === "raw") {

@@ -114,9 +114,11 @@ export const stdio: CommandRun = {
 			token,
 			maxLineBytes: MAX_LINE_BYTES,
 			input: Bun.stdin.stream(),
+			// flush() gives a promise while the pipe is full: the bridge waits on it rather than
+			// buffering what a client that does not read would never take.
 			send: (frame) => {
 				out.write(`${frame}\n`);
-				out.flush();
+				return out.flush();
 			},
 			log,
 			stop: stop.signal,

@@ -2,6 +2,9 @@
 // message to the owner's Streamable HTTP endpoint. It parses no tool and loads neither the store
 // nor the schemas, so it starts fast; progress notifications come back on each request's event
 // stream and cancellations go forward like any other message. stdout carries frames only.
+// Backpressure both ways: a bounded number of messages and bytes wait for the owner (beyond that,
+// stdin is not read until answers drain), and nothing more is read or relayed while the client
+// leaves stdout unread.
 import { type Frame, readLines } from "./lines.ts";
 
 export interface BridgeOptions {
@@ -9,12 +12,50 @@ export interface BridgeOptions {
 	token: string | undefined;
 	maxLineBytes: number;
 	input: ReadableStream<Uint8Array>;
-	/** Writes one frame (without its newline) to the client. */
-	send: (frame: string) => void;
+	/** Writes one frame (without its newline) to the client; a promise while stdout is full. */
+	send: (frame: string) => unknown;
 	log: (message: string) => void;
 	/** Aborted when the bridge is told to stop (a signal): ends the session like stdin's end. */
 	stop?: AbortSignal;
+	/** Messages, and their bytes, that may wait for the owner at once (default 64 and 64 MiB). */
+	maxWaiting?: { count: number; bytes: number };
 }
+
+/**
+ * What waits for the owner: a message holds its place from the moment it is read until the owner
+ * answered it and the answer was written. Requests and notifications have places of their own
+ * (`count` each): a cancellation must get through while every request place is taken, as it may be
+ * what frees one. Only the stdin loop waits for room: a request and a notification at most.
+ */
+class Waiting {
+	private readonly count = { request: 0, notification: 0 };
+	private bytes = 0;
+	private waiters: (() => void)[] = [];
+
+	constructor(private readonly max: { count: number; bytes: number }) {}
+
+	/** Takes a place now if there is one (a lone message always fits: lines are capped below the budget). */
+	tryEnter(bytes: number, kind: Kind): boolean {
+		const busy = this.count.request + this.count.notification > 0;
+		if (this.count[kind] >= this.max.count || (busy && this.bytes + bytes > this.max.bytes)) return false;
+		this.count[kind]++;
+		this.bytes += bytes;
+		return true;
+	}
+
+	async enter(bytes: number, kind: Kind): Promise<void> {
+		while (!this.tryEnter(bytes, kind)) await new Promise<void>((resolve) => this.waiters.push(resolve));
+	}
+
+	leave(bytes: number, kind: Kind): void {
+		this.count[kind]--;
+		this.bytes -= bytes;
+		for (const wake of this.waiters.splice(0)) wake();
+	}
+}
+
+/** A response the client sends (to a server request) counts as a notification: nothing answers it. */
+type Kind = "request" | "notification";
 
 type Id = string | number;
 type Message = {
@@ -60,6 +101,10 @@ export function parseFrame(frame: Frame): Message | string {
 	return m;
 }
 
+/** The bytes in a buffer of their own, so that keeping them keeps nothing else alive. */
+const owned = (bytes: Uint8Array): Uint8Array =>
+	bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+
 /** Where a stream can be resumed from: its last event id, and how long the owner asks us to wait. */
 interface Cursor {
 	lastEventId?: string;
@@ -74,7 +119,7 @@ const MAX_RETRY_MS = 5000;
 /** Reads server-sent events and hands each data payload over, noting the cursor. */
 async function readEvents(
 	body: ReadableStream<Uint8Array>,
-	onData: (data: string) => void,
+	onData: (data: string) => unknown,
 	cursor: Cursor,
 ): Promise<void> {
 	const decoder = new TextDecoder();
@@ -89,7 +134,8 @@ async function readEvents(
 			if (line === "") {
 				// An event without data (the priming event that only carries an id and `retry`) is
 				// not a message.
-				if (data.length > 0 && data.join("") !== "") onData(data.join("\n"));
+				// Awaited: while the client leaves stdout unread, the owner's stream is not read either.
+				if (data.length > 0 && data.join("") !== "") await onData(data.join("\n"));
 				data = [];
 			} else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
 			else if (line.startsWith("id:")) cursor.lastEventId = line.slice(3).trim();
@@ -104,6 +150,14 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 	let protocolVersion: string | undefined;
 	let initialized: Promise<void> | undefined;
 	const pending = new Map<Id, AbortController>();
+	const waiting = new Waiting(o.maxWaiting ?? { count: 64, bytes: 64 * 1024 * 1024 });
+	const send = async (frame: string) => {
+		try {
+			await o.send(frame);
+		} catch {
+			// stdout is gone: so is the client, and stdin's end will follow.
+		}
+	};
 
 	const headers = (): Record<string, string> => ({
 		"content-type": "application/json",
@@ -114,25 +168,26 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 	});
 
 	/** Relays a server message to the client, noting what initialize negotiated. */
-	const relay = (text: string): Message | undefined => {
+	const relay = async (text: string): Promise<Message | undefined> => {
+		let m: Message & { result?: { protocolVersion?: string } };
 		try {
-			const m = JSON.parse(text) as Message & { result?: { protocolVersion?: string } };
-			if (typeof m.result?.protocolVersion === "string" && !protocolVersion)
-				protocolVersion = m.result.protocolVersion;
-			o.send(JSON.stringify(m));
-			return m;
+			m = JSON.parse(text) as typeof m;
 		} catch {
 			o.log(`dropped a frame from the owner that is not JSON: ${text.slice(0, 80)}`);
 			return undefined;
 		}
+		if (typeof m.result?.protocolVersion === "string" && !protocolVersion)
+			protocolVersion = m.result.protocolVersion;
+		await send(JSON.stringify(m));
+		return m;
 	};
 
 	/** Relays a request's event stream until its answer, resuming the stream if it ends first. */
 	async function relayStream(body: ReadableStream<Uint8Array>, id: Id | undefined, signal: AbortSignal) {
 		const cursor: Cursor = {};
 		let answered = false;
-		const onData = (text: string) => {
-			const m = relay(text);
+		const onData = async (text: string) => {
+			const m = await relay(text);
 			if (m && m.method === undefined && m.id === id) answered = true;
 		};
 		await readEvents(body, onData, cursor);
@@ -150,10 +205,11 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 			await readEvents(res.body, onData, cursor);
 		}
 		if (id !== undefined && !answered && !signal.aborted)
-			o.send(errorFrame(id, -32603, "the owner's event stream ended before the answer"));
+			await send(errorFrame(id, -32603, "the owner's event stream ended before the answer"));
 	}
 
-	async function forward(m: Message, raw: string): Promise<void> {
+	/** Posts one message (its bytes as read) and relays what comes back. */
+	async function forward(m: Pick<Message, "id" | "method">, raw: Uint8Array): Promise<void> {
 		const id = m.method !== undefined && m.id !== undefined ? m.id : undefined;
 		const abort = new AbortController();
 		if (id !== undefined) pending.set(id, abort);
@@ -165,45 +221,79 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 			if (type.includes("text/event-stream") && res.body) await relayStream(res.body, id, abort.signal);
 			else if (type.includes("application/json")) {
 				const body = (await res.json()) as Message;
-				if (body.error !== undefined && id !== undefined) o.send(JSON.stringify({ ...body, id }));
-				else relay(JSON.stringify(body));
+				if (body.error !== undefined && id !== undefined) await send(JSON.stringify({ ...body, id }));
+				else await relay(JSON.stringify(body));
 			} else if (id !== undefined) {
-				o.send(errorFrame(id, -32603, `the owner answered HTTP ${res.status}`));
+				await res.body?.cancel();
+				await send(errorFrame(id, -32603, `the owner answered HTTP ${res.status}`));
 			}
 		} catch (err) {
 			if (abort.signal.aborted) return; // cancelled by the client: no answer is due
 			o.log(`the Roundtable owner at ${o.url} is unreachable: ${(err as Error).message}`);
-			if (id !== undefined) o.send(errorFrame(id, -32603, `the Roundtable owner at ${o.url} is unreachable`));
+			if (id !== undefined)
+				await send(errorFrame(id, -32603, `the Roundtable owner at ${o.url} is unreachable`));
 		} finally {
 			if (id !== undefined) pending.delete(id);
 		}
 	}
 
 	const work = new Set<Promise<void>>();
+	/** Forwards a message that has its place, and gives the place back when it is done. */
+	const begin = (envelope: Pick<Message, "id" | "method">, raw: Uint8Array, kind: Kind, cancels?: Id) => {
+		let job: Promise<void>;
+		if (envelope.method === "initialize") {
+			job = forward(envelope, raw);
+			initialized = job;
+		} else {
+			// Everything after initialize needs the session id it returns.
+			const before = initialized;
+			job = (before ?? Promise.resolve()).then(() => forward(envelope, raw));
+			if (cancels !== undefined) void job.then(() => pending.get(cancels)?.abort());
+		}
+		work.add(job);
+		void job.finally(() => {
+			work.delete(job);
+			waiting.leave(raw.byteLength, kind);
+		});
+	};
+	// A request waiting for a place does not stop the reading at once: what follows it is still read
+	// up to the next request, so a cancellation (which may free a place) and stdin's end are seen.
+	let parked: { id: Id | undefined; cancelled: boolean; admitted: Promise<void> } | undefined;
 	const reading = (async () => {
 		for await (const frame of readLines(o.input, o.maxLineBytes)) {
 			if ("line" in frame && frame.line.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) continue;
 			const m = parseFrame(frame);
 			if (typeof m === "string") {
-				o.send(m);
+				// Awaited: error answers wait in the pipe, not here, when the client does not read them.
+				await send(m);
 				continue;
 			}
-			const raw = "line" in frame ? new TextDecoder().decode(frame.line) : "";
-			let job: Promise<void>;
-			if (m.method === "initialize") {
-				job = forward(m, raw);
-				initialized = job;
-			} else {
-				// Everything after initialize needs the session id it returns.
-				const before = initialized;
-				job = (before ?? Promise.resolve()).then(() => forward(m, raw));
-				if (m.method === "notifications/cancelled" && m.params?.requestId !== undefined) {
-					const cancelled = m.params.requestId;
-					void job.then(() => pending.get(cancelled)?.abort());
-				}
+			// Only the bytes and the envelope are kept while the message waits, not the parsed message
+			// (a second copy of its content); the bytes are copied only when they share a stdin chunk.
+			const raw = "line" in frame ? owned(frame.line) : new Uint8Array();
+			const cancels = m.method === "notifications/cancelled" ? m.params?.requestId : undefined;
+			const envelope = { id: m.id, method: m.method };
+			const kind: Kind = m.method !== undefined && m.id !== undefined ? "request" : "notification";
+			if (kind === "notification") {
+				if (cancels !== undefined && parked?.id === cancels) parked.cancelled = true;
+				await waiting.enter(raw.byteLength, kind);
+				begin(envelope, raw, kind, cancels);
+				continue;
 			}
-			work.add(job);
-			void job.finally(() => work.delete(job));
+			if (parked) await parked.admitted;
+			// Started at once when there is room, so that messages go to the owner in the order read.
+			if (waiting.tryEnter(raw.byteLength, kind)) {
+				begin(envelope, raw, kind);
+				continue;
+			}
+			const request = { id: m.id, cancelled: false, admitted: Promise.resolve() };
+			request.admitted = waiting.enter(raw.byteLength, kind).then(() => {
+				if (parked === request) parked = undefined;
+				// Cancelled before it went to the owner: no answer is due, and nothing to forward.
+				if (request.cancelled) waiting.leave(raw.byteLength, kind);
+				else begin(envelope, raw, kind);
+			});
+			parked = request;
 		}
 	})();
 	const stopped = new Promise<void>((resolve) => {

@@ -179,10 +179,14 @@ describe("mcp call", () => {
 });
 
 describe("mcp inspect", () => {
-	test("lists tool names, or JSON with implemented and mutates", async () => {
+	test("lists tool names sorted, or JSON with implemented and mutates", async () => {
 		const plain = await runCli(["mcp", "inspect"]);
 		expect(plain.code).toBe(0);
-		expect(plain.stdout.trim().split("\n").length).toBe(43);
+		const names = plain.stdout.trim().split("\n");
+		expect(names.length).toBe(43);
+		// Sorted, as seed 000 says; the registry order is not.
+		expect(names).toEqual([...names].sort());
+		expect(names.slice(0, 3)).toEqual(["agent.turn_complete", "agent.turn_request", "agent.turn_start"]);
 		const json = await runCli(["mcp", "inspect", "--json"]);
 		const list = JSON.parse(json.stdout) as { name: string; mutates: boolean }[];
 		expect(list.length).toBe(43);

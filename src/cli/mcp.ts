@@ -20,7 +20,9 @@ export const inspect: CommandRun = {
 			const list = TOOLS.map((t) => ({ name: t.name, mutates: t.mutates }));
 			process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
 		} else {
-			process.stdout.write(`${TOOLS.map((t) => t.name).join("\n")}\n`);
+			// Sorted, as seed 000 promises; --json keeps registry order, beside the other fields.
+			const names = TOOLS.map((t) => t.name).sort();
+			process.stdout.write(`${names.join("\n")}\n`);
 		}
 		return 0;
 	},

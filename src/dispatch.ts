@@ -5,7 +5,7 @@ import { withRepository } from "./apply/recover.ts";
 import type { CallContext } from "./context.ts";
 import { canonicalJson, sha256 } from "./domain/canonical.ts";
 import { nowIso } from "./domain/ids.ts";
-import { didYouMean, suggestion } from "./domain/suggest.ts";
+import { clip, didYouMean, quoted, suggestion } from "./domain/suggest.ts";
 import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
 import { findTool, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
@@ -183,8 +183,8 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 				name,
 				TOOLS.map((t) => t.name),
 			);
-			throw notFound(`unknown tool '${name}'${suggestion(near)}`, {
-				tool: name,
+			throw notFound(`unknown tool ${quoted(name)}${suggestion(near)}`, {
+				tool: clip(name),
 				...(near && { did_you_mean: near }),
 			});
 		}

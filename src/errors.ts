@@ -1,4 +1,8 @@
 // One error type for every tool failure. Transports render it; nothing else invents error shapes.
+import { clip } from "./domain/suggest.ts";
+
+/** The longest message an error carries; the echoes in it are cut shorter (domain/suggest.ts). */
+const MAX_MESSAGE = 2000;
 
 export const ERROR_CODES = [
 	"invalid_argument",
@@ -23,7 +27,8 @@ export class ToolError extends Error {
 	readonly details: ErrorDetails | undefined;
 
 	constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
-		super(message);
+		// A last bound for a message that quotes caller input somewhere nobody clipped it.
+		super(clip(message, MAX_MESSAGE));
 		this.name = "ToolError";
 		this.code = code;
 		this.details = details;

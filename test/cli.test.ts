@@ -64,6 +64,20 @@ describe("global", () => {
 		expect(sub.stderr).toContain("(did you mean 'mcp call'?)");
 	});
 
+	test("a long unknown command or flag is echoed as a short prefix with its length", async () => {
+		const long = "x".repeat(100_000);
+		const command = await runCli([long]);
+		expect(command.code).toBe(2);
+		expect(command.stderr).toBe(
+			`roundtable: unknown command '${"x".repeat(200)}…' (100000 characters); see roundtable --help\n`,
+		);
+		const flag = await runCli(["mcp", "inspect", `--${long}`]);
+		expect(flag.code).toBe(2);
+		expect(flag.stderr).toStartWith(
+			`roundtable mcp inspect: unknown flag '--${"x".repeat(198)}…' (100002 characters)\n`,
+		);
+	});
+
 	test("a mistyped subcommand of a group that is a command too gets a suggestion, not 'unexpected argument'", async () => {
 		const typo = await runCli(["sessions", "regster"]);
 		expect(typo.code).toBe(2);

@@ -4,7 +4,7 @@
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
 import { nowIso } from "../domain/ids.ts";
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
@@ -65,7 +65,7 @@ const setEnabled = (enabled: boolean): CommandRun => ({
 			});
 			switch (outcome.kind) {
 				case "unknown":
-					throw new Error(`no agent '${id}'${suggestion(didYouMean(id, outcome.ids))}`);
+					throw new Error(`no agent ${quoted(id)}${suggestion(didYouMean(id, outcome.ids))}`);
 				case "removed":
 					throw new Error(
 						`agent ${id} is not in ${CONFIG_PATH} any more, so it stays disabled; add it back to the config (${configKeyOf(id)}) and it is enabled at the next sync (init, start)`,

@@ -1,6 +1,6 @@
 // A small strict flag parser: `--name value`, `--name=value`, boolean `--name`. Anything it cannot
 // use is a UsageError (exit 2) with a did-you-mean.
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 
 export type FlagKind = "string" | "boolean" | "integer" | "duration";
 
@@ -28,7 +28,7 @@ export function parseFlags(
 		const arg = argv[i] as string;
 		if (!arg.startsWith("--") || arg === "--") {
 			if (positional === undefined || positional in flags || arg === "--" || arg.startsWith("-")) {
-				throw new UsageError(`unexpected argument '${arg}'`);
+				throw new UsageError(`unexpected argument ${quoted(arg)}`);
 			}
 			flags[positional] = arg;
 			continue;
@@ -38,7 +38,7 @@ export function parseFlags(
 		const flag = spec[name];
 		if (!flag) {
 			throw new UsageError(
-				`unknown flag '--${name}'${suggestion(didYouMean(name, Object.keys(spec))?.replace(/^/, "--"))}`,
+				`unknown flag ${quoted(`--${name}`)}${suggestion(didYouMean(name, Object.keys(spec))?.replace(/^/, "--"))}`,
 			);
 		}
 		if (name in flags) throw new UsageError(`--${name} given twice`);
@@ -58,7 +58,7 @@ export function parseFlags(
 			flags[name] = parseDuration(name, value);
 		} else if (flag.kind === "integer") {
 			if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-				throw new UsageError(`--${name} must be an integer (was '${value}')`);
+				throw new UsageError(`--${name} must be an integer (was ${quoted(value)})`);
 			}
 			flags[name] = Number(value);
 		} else flags[name] = value;
@@ -73,6 +73,6 @@ function parseDuration(name: string, value: string): number {
 	const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
 	const ms = m ? Math.round(Number(m[1]) * (UNITS[m[2] as string] as number)) : Number.NaN;
 	if (!(ms > 0))
-		throw new UsageError(`--${name} must be a positive duration like 500ms, 1s or 2m (was '${value}')`);
+		throw new UsageError(`--${name} must be a positive duration like 500ms, 1s or 2m (was ${quoted(value)})`);
 	return ms;
 }

@@ -1,6 +1,7 @@
 // `claims list|claim|release|revoke|expire|reconcile`: the operator's view of claims and the
 // actions only the operator takes (revoke, the expiry sweep).
 import { call } from "../dispatch.ts";
+import { quoted } from "../domain/suggest.ts";
 import type { ClaimRecord } from "../registry/records.ts";
 import { expireDueClaims, revokeClaim } from "../tools/resources.ts";
 import { type Flags, UsageError } from "./args.ts";
@@ -81,7 +82,7 @@ export const revoke = command(async (rt, _ctx, flags) => {
 export const expire = command(async (rt, _ctx, flags) => {
 	const at = flags.at as string | undefined;
 	if (at !== undefined && Number.isNaN(Date.parse(at)))
-		throw new UsageError(`--at must be a timestamp like 2026-11-29T20:00:00Z (was '${at}')`);
+		throw new UsageError(`--at must be a timestamp like 2026-11-29T20:00:00Z (was ${quoted(at)})`);
 	const expired = await expireDueClaims(rt.store, at === undefined ? undefined : new Date(at).toISOString());
 	return print(flags, { claims: expired }, expired.map(line));
 });

@@ -1,6 +1,6 @@
 // argv → command. This file and what it imports stay light (no arktype, no SQLite) so that
 // `--version` and `--help` answer at once; each command's module is imported only when it runs.
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { VERSION } from "../version.ts";
 import { type FlagSpec, type Flags, parseFlags, UsageError } from "./args.ts";
 
@@ -483,7 +483,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		const subcommands = group.map((c) => c.name.slice(first.length + 1)).join(", ");
 		const hint =
 			near === undefined && group.length > 0 ? `; ${first} takes ${subcommands}` : suggestion(near);
-		process.stderr.write(`roundtable: unknown command '${wanted}'${hint}; see roundtable --help\n`);
+		process.stderr.write(`roundtable: unknown command ${quoted(wanted)}${hint}; see roundtable --help\n`);
 		return 2;
 	}
 	const rest = argv.slice(command.name.split(" ").length);

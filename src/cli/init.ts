@@ -1,4 +1,4 @@
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { CLIENTS, type Client } from "../init/clients.ts";
 import { initProject } from "../init/index.ts";
 import { UsageError } from "./args.ts";
@@ -16,7 +16,7 @@ export const init: CommandRun = {
 		for (const client of clients) {
 			if (!CLIENTS.includes(client as Client)) {
 				throw new UsageError(
-					`--client must be ${CLIENTS.join(", ")} or both as ${CLIENTS.join(",")} (was '${client}')${suggestion(didYouMean(client, CLIENTS))}`,
+					`--client must be ${CLIENTS.join(", ")} or both as ${CLIENTS.join(",")} (was ${quoted(client)})${suggestion(didYouMean(client, CLIENTS))}`,
 				);
 			}
 		}

@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { call } from "../dispatch.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../domain/ids.ts";
 import type { SessionStatus } from "../domain/statuses.ts";
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, echo, quoted, suggestion } from "../domain/suggest.ts";
 import type { Runtime } from "../runtime.ts";
 import { buildBriefing, renderBriefing } from "../sessions/briefing.ts";
 import type { Tx } from "../store/index.ts";
@@ -29,7 +29,7 @@ function liveStatus(flags: Flags): SessionStatus | undefined {
 	if (status === undefined || status === "active" || status === "idle") return status;
 	if (status === "ended") throw new UsageError("--status cannot be ended: use roundtable sessions end");
 	throw new UsageError(
-		`--status must be active or idle (was '${status}')${suggestion(didYouMean(status, ["active", "idle"]))}`,
+		`--status must be active or idle (was ${quoted(status)})${suggestion(didYouMean(status, ["active", "idle"]))}`,
 	);
 }
 
@@ -96,7 +96,7 @@ export const register = command(async (rt, _ctx, flags) => {
 	if (!rt.config.adapters[adapter]) {
 		const known = Object.keys(rt.config.adapters).sort();
 		throw new Error(
-			`unknown adapter '${adapter}'${suggestion(didYouMean(adapter, known))}; the configured adapters are ${known.join(", ")}`,
+			`unknown adapter ${quoted(adapter)}${suggestion(didYouMean(adapter, known))}; the configured adapters are ${known.join(", ")}`,
 		);
 	}
 	const resumeCommand = text(flags, "resume-command") ?? resumeCommandFor(rt, adapter, external);
@@ -232,7 +232,7 @@ export const resume = command(async (rt, ctx, flags) => {
 		if (latest) return latest;
 		const known = (await tx.agents.get(agent)) !== undefined;
 		throw new Error(
-			`no agent session found for ${agent}${known ? "" : suggestion(didYouMean(agent, await tx.agents.ids()))}`,
+			`no agent session found for ${echo(agent)}${known ? "" : suggestion(didYouMean(agent, await tx.agents.ids()))}`,
 		);
 	});
 	// The same reconciliation as `claims reconcile`, for this agent: claims whose resource changed

@@ -4,6 +4,8 @@
 // anything we cannot account for line by line (a short hunk, stray text, an unsafe path) is an error
 // naming its line, never silently skipped. It only knows the patch text, never the working tree.
 
+import { clip } from "./suggest.ts";
+
 export type FileChange = "modify" | "create" | "delete" | "rename";
 
 export interface Hunk {
@@ -42,7 +44,7 @@ export class PatchError extends Error {
 		readonly line: number,
 		message: string,
 	) {
-		super(`patch line ${line}: ${message}`);
+		super(`patch line ${line}: ${clip(message)}`); // messages quote lines and paths of any length
 		this.name = "PatchError";
 	}
 }

@@ -1,8 +1,8 @@
 // Argument validation for every transport: an object, no unknown keys (with a did-you-mean), then the
 // tool's schema. Every failure is `invalid_argument` naming the field.
-import { type } from "arktype";
+import { type ArkError, type } from "arktype";
 import { problemText } from "../domain/scalars.ts";
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { clip, didYouMean, ECHO_CHARS, quoted, suggestion } from "../domain/suggest.ts";
 import { invalidArgument } from "../errors.ts";
 import { argNames, jsonSchemas, type Tool } from "./index.ts";
 
@@ -11,6 +11,14 @@ const dotted = (path: readonly PropertyKey[]) =>
 		(s, seg) => (typeof seg === "number" ? `${s}[${seg}]` : s ? `${s}.${String(seg)}` : String(seg)),
 		"",
 	);
+
+/** arktype quotes a refused string whole (`was "…"`): a long one is cut like every other echo. */
+function echoBounded(problem: ArkError): string {
+	const text = problemText(problem);
+	const value = problem.data as unknown;
+	if (typeof value !== "string" || problem.actual.length <= ECHO_CHARS + 2) return text;
+	return text.replaceAll(problem.actual, `"${clip(value)}" (${value.length} characters)`);
+}
 
 export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> {
 	const args = raw ?? {};
@@ -21,8 +29,8 @@ export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> 
 	for (const key of Object.keys(args)) {
 		if (!known.includes(key)) {
 			const near = didYouMean(key, known);
-			throw invalidArgument(`unknown argument '${key}'${suggestion(near)}`, {
-				field: key,
+			throw invalidArgument(`unknown argument ${quoted(key)}${suggestion(near)}`, {
+				field: clip(key),
 				...(near && { did_you_mean: near }),
 			});
 		}
@@ -32,14 +40,15 @@ export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> 
 
 	const problem = out[0];
 	if (!problem) throw invalidArgument(`invalid arguments to ${tool.name}`);
-	const field = dotted(problem.path);
+	// A path may hold a caller's key (inside a map): cut like every other echo.
+	const field = clip(dotted(problem.path));
 	if (problem.code === "required") {
 		throw invalidArgument(`missing required argument '${field}'`, { field });
 	}
 	const value = problem.data as unknown;
 	const allowed = jsonSchemas(tool).input.properties?.[String(problem.path[0])]?.enum as string[] | undefined;
 	const near = typeof value === "string" && allowed ? didYouMean(value, allowed) : undefined;
-	throw invalidArgument(`argument '${field}' ${problemText(problem)}${suggestion(near)}`, {
+	throw invalidArgument(`argument '${field}' ${echoBounded(problem)}${suggestion(near)}`, {
 		field,
 		...(near && { did_you_mean: near }),
 	});

@@ -8,6 +8,7 @@ import type { Env } from "../dispatch.ts";
 import { parseCanonicalId } from "../domain/claims.ts";
 import { parsePatch } from "../domain/patch.ts";
 import { type Finding, type ScannedLine, scanLines, verdictOf } from "../domain/security-scan.ts";
+import { echo } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { readPatch } from "../patches.ts";
 import type { Args } from "../registry/index.ts";
@@ -150,7 +151,7 @@ async function resourceLines(
 	const named = parseCanonicalId(resourceId);
 	if (!named) {
 		throw invalidArgument(
-			`only file:, directory: and symbol: resources can be scanned; give status for a manual review of ${resourceId}`,
+			`only file:, directory: and symbol: resources can be scanned; give status for a manual review of ${echo(resourceId)}`,
 			{ field: "resource_id" },
 		);
 	}

@@ -14,6 +14,7 @@ import {
 } from "../domain/claims.ts";
 import { nowIso } from "../domain/ids.ts";
 import type { ClaimStatus, ClaimType } from "../domain/statuses.ts";
+import { clip, echo } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { ClaimRecord, ResourceRecord } from "../registry/records.ts";
@@ -374,7 +375,8 @@ export async function claimStatus(tx: Tx, a: Args<"resource.claim_status">, env:
 
 export async function get(tx: Tx, a: Args<"resource.get">, env: Env) {
 	const resource = await tx.resources.get(a.resource_id);
-	if (!resource) throw notFound(`resource ${a.resource_id} not found`, { resource_id: a.resource_id });
+	if (!resource)
+		throw notFound(`resource ${echo(a.resource_id)} not found`, { resource_id: clip(a.resource_id) });
 	const live = [
 		...(await tx.claims.list({ resource_id: resource.id, status: "active" }, undefined, 1000, env.now)),
 		...(await tx.claims.list({ resource_id: resource.id, status: "suspended" }, undefined, 1000, env.now)),

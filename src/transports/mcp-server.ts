@@ -16,7 +16,7 @@ import {
 import { z } from "zod";
 import type { CallContext, Transport } from "../context.ts";
 import { call } from "../dispatch.ts";
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { asToolError } from "../errors.ts";
 import { findTool, TOOLS } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
@@ -115,7 +115,7 @@ export function createMcpServer(rt: Runtime, options: McpServerOptions): Server 
 			);
 			throw rpcError(
 				ErrorCode.InvalidParams,
-				`unknown tool '${params.name}'${suggestion(near)}`,
+				`unknown tool ${quoted(String(params.name))}${suggestion(near)}`,
 				near && { did_you_mean: near },
 			);
 		}

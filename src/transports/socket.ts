@@ -7,6 +7,7 @@ import { dirname } from "node:path";
 import type { Socket, UnixSocketListener } from "bun";
 import { operatorContext } from "../context.ts";
 import { call } from "../dispatch.ts";
+import { clip } from "../domain/suggest.ts";
 import { asToolError, ToolError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import type { InFlight } from "./inflight.ts";
@@ -34,6 +35,8 @@ type Phase = "reading" | "calling" | "writing" | "done";
 
 interface Conn {
 	phase: Phase;
+	/** Refused before reading: after the reply, read and drop what the client sends until it ends. */
+	linger: boolean;
 	chunks: Buffer[];
 	size: number;
 	abort: AbortController;
@@ -43,6 +46,13 @@ interface Conn {
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * How long a refused connection stays half-open for the client to finish sending. Closing with its
+ * request unread would reset the connection (ECONNRESET, or EPIPE on its write) before it could
+ * read why; this bounds what a flood of refused clients can hold.
+ */
+const LINGER_MS = 1000;
 
 /**
  * Connects to a socket path: true when something answers — also when it accepted and hung up at once
@@ -110,7 +120,8 @@ function parseEnvelope(line: Buffer): { tool: string; args: unknown } {
 	try {
 		envelope = JSON.parse(text);
 	} catch (err) {
-		throw new ToolError("invalid_argument", `the request is not valid JSON: ${(err as Error).message}`);
+		// The parser's message may quote a token of any length.
+		throw new ToolError("invalid_argument", `the request is not valid JSON: ${clip((err as Error).message)}`);
 	}
 	if (envelope !== null && (typeof envelope !== "object" || Array.isArray(envelope))) {
 		throw new ToolError("invalid_argument", 'the request must be a JSON object {"tool": …, "args": {…}}');
@@ -138,6 +149,7 @@ function trimAscii(buf: Buffer): Buffer {
 export async function startSocket(rt: Runtime, options: SocketOptions): Promise<SocketServer> {
 	await preparePath(options.path, options.privateDir);
 	const open = new Set<Socket<Conn>>();
+	const lingering = new Set<Socket<Conn>>(); // refused over the cap, not counted in it
 
 	const setTimer = (s: Socket<Conn>, ms: number, onExpiry: () => void) => {
 		clearTimeout(s.data.timer);
@@ -153,7 +165,12 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 		}
 		c.phase = "done";
 		clearTimeout(c.timer);
-		s.end();
+		if (!c.linger) {
+			s.end();
+			return;
+		}
+		s.shutdown(); // our side is done; the client's bytes are read and dropped until it ends
+		c.timer = setTimeout(() => s.terminate(), LINGER_MS);
 	}
 
 	function reply(s: Socket<Conn>, body: object): void {
@@ -225,8 +242,11 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 						timer: undefined,
 						out: Buffer.alloc(0),
 						written: 0,
+						linger: false,
 					};
 					if (open.size >= options.maxConnections) {
+						s.data.linger = true;
+						lingering.add(s);
 						reply(
 							s,
 							errorReply(
@@ -255,6 +275,7 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 				end(s) {
 					// EOF after some bytes ends the line; EOF with nothing closes quietly.
 					const c = s.data;
+					if (c.linger && c.phase === "done") s.end();
 					if (c.phase !== "reading") return;
 					if (c.size === 0) {
 						c.phase = "done";
@@ -268,6 +289,7 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 				close(s) {
 					const c = s.data;
 					open.delete(s);
+					lingering.delete(s);
 					clearTimeout(c.timer);
 					if (c.phase === "calling") c.abort.abort(); // the client left: cancel its call
 					c.phase = "done";
@@ -288,7 +310,7 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 			listener.stop(false);
 		},
 		close() {
-			for (const s of open) s.terminate();
+			for (const s of [...open, ...lingering]) s.terminate();
 			listener.stop(true);
 			try {
 				if (lstatSync(options.path).ino === inode) unlinkSync(options.path);

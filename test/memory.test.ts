@@ -304,12 +304,35 @@ describe("memory.query", () => {
 		expect(ids2).toEqual([a.id, b.id].sort());
 	});
 
-	test("words match as prefixes", async () => {
+	test("the last word matches as a prefix", async () => {
 		const p = await makeProject();
 		const a = await record(p, { title: "Auth", body_md: "Authentication uses bearer tokens." });
 		await record(p, { title: "Other", body_md: "Authors are listed in the README." });
 		const hits = await query(p, { query: "authent" });
 		expect(hits.map((h) => h.id)).toEqual([a.id]);
+		expect((await query(p, { query: "bearer authent" })).map((h) => h.id)).toEqual([a.id]);
+	});
+
+	test("a query sharing no word with an entry finds nothing: short words are whole words", async () => {
+		const p = await makeProject();
+		await record(p, { title: "zeta note", body_md: "Notes on zeta, nothing else." });
+		expect(await query(p, { query: "no-such-memory-qq" })).toEqual([]);
+		// A last word of 1 or 2 letters is a whole word too, not a prefix of "note" or "zeta".
+		expect(await query(p, { query: "no" })).toEqual([]);
+		expect(await query(p, { query: "ze" })).toEqual([]);
+	});
+
+	test("only the last word is a prefix, and only from 3 letters", async () => {
+		const p = await makeProject();
+		const e = await record(p, { title: "Checkpoint interval", body_md: "Tuned for the write ahead log." });
+		// Not the last word: a whole word only.
+		expect(await query(p, { query: "checkp zzz" })).toEqual([]);
+		expect((await query(p, { query: "zzz checkp" })).map((h) => h.id)).toEqual([e.id]);
+		// Three letters are enough to be a prefix; two are not.
+		expect((await query(p, { query: "int" })).map((h) => h.id)).toEqual([e.id]);
+		expect(await query(p, { query: "in" })).toEqual([]);
+		// Whole words still match wherever they are, by stem.
+		expect((await query(p, { query: "intervals zzz" })).map((h) => h.id)).toEqual([e.id]);
 	});
 
 	test("scope and kind words are searched too", async () => {

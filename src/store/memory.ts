@@ -11,7 +11,7 @@ const M_COLUMNS = COLUMNS.split(", ")
 const BM25 = "bm25(memory_fts, 5.0, 1.0, 2.0, 2.0)";
 
 export interface MemorySearch {
-	/** Words to find; an entry matching more of them ranks higher. Prefixes match too. */
+	/** Words to find; an entry matching more of them ranks higher. The last also matches as a prefix. */
 	words: string[];
 	scope?: string;
 	kind?: string;
@@ -26,8 +26,21 @@ export interface MemoryDigestFilter {
 	limit: number;
 }
 
-/** FTS5 query text: every word quoted (so no word is read as syntax), as a prefix, any of them. */
-const ftsQuery = (words: string[]) => words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" OR ");
+/** Letters (code points) a last word needs before it also matches as a prefix: "no" must not find "note". */
+const PREFIX_MIN = 3;
+
+/**
+ * FTS5 query text, any of the words: each quoted (so no word is read as syntax) and matched as a
+ * whole word; the last one also as a prefix, for a query typed as far as it goes ("authent").
+ */
+function ftsQuery(words: string[]): string {
+	return words
+		.map((w, i) => {
+			const prefix = i === words.length - 1 && [...w].length >= PREFIX_MIN;
+			return `"${w.replaceAll('"', '""')}"${prefix ? "*" : ""}`;
+		})
+		.join(" OR ");
+}
 
 export const memoryQueries = (c: Conn) => ({
 	async get(id: string): Promise<MemoryRecord | undefined> {

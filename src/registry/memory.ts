@@ -11,7 +11,7 @@ export const memoryTools = [
 		description:
 			"Search project knowledge when you start a task. Next: task.get, or memory.record what you learn.",
 		details:
-			"Full-text search of durable project knowledge, best matches first (words match by stem and prefix; an entry matching more words ranks higher). Stale entries are left out unless `include_stale` is true.",
+			"Full-text search of durable project knowledge, best matches first (whole words, by stem; the last word of 3+ letters also as a prefix; more words matched rank higher). Stale entries are left out unless `include_stale` is true.",
 		args: type({
 			query: nonBlank,
 			"scope?": nonBlank,

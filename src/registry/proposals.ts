@@ -228,12 +228,18 @@ export const proposalTools = [
 		title: "List votes",
 		description: "A proposal's votes; only those on patch_revision count. Next: patch.validate.",
 		details:
-			"List the votes on a proposal, with the patch revision each saw; only votes on `patch_revision` count.",
-		args: proposalId,
+			"List the votes on a proposal, oldest first, with the patch revision each saw; only votes on `patch_revision` count. Pages with `limit` and `cursor`.",
+		args: type({
+			proposal_id: callerId,
+			"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
+			"cursor?": nonBlank,
+		}),
 		argDocs: {
 			proposal_id: "Proposal voted on.",
+			limit: "Page size (default 200).",
+			cursor: "Previous next_cursor.",
 		},
-		output: type({ votes: voteRecord.array(), patch_revision: positiveInt }),
+		output: type({ votes: voteRecord.array(), next_cursor: "string | null", patch_revision: positiveInt }),
 		mutates: false,
 	}),
 	tool({

@@ -45,6 +45,28 @@ export const voteQueries = (c: Conn) => ({
 		) as VoteRecord;
 	},
 
+	/** One page, oldest first: the votes after `after` (a cursor's key), at most `limit`. */
+	async page(
+		proposalId: string,
+		after: { created_at: string; id: string } | undefined,
+		limit: number,
+	): Promise<VoteRecord[]> {
+		return after === undefined
+			? c.all<VoteRecord>(
+					`SELECT ${COLUMNS} FROM votes WHERE proposal_id = ? ORDER BY created_at, id LIMIT ?`,
+					proposalId,
+					limit,
+				)
+			: c.all<VoteRecord>(
+					`SELECT ${COLUMNS} FROM votes WHERE proposal_id = ? AND (created_at, id) > (?, ?)
+					 ORDER BY created_at, id LIMIT ?`,
+					proposalId,
+					after.created_at,
+					after.id,
+					limit,
+				);
+	},
+
 	async list(proposalId: string): Promise<VoteRecord[]> {
 		return c.all<VoteRecord>(
 			`SELECT ${COLUMNS} FROM votes WHERE proposal_id = ? ORDER BY created_at, id`,

@@ -383,7 +383,15 @@ export async function castVote(tx: Tx, a: Args<"vote.cast">, env: Env) {
 
 export async function listVotes(tx: Tx, a: Args<"vote.list">) {
 	const p = await requireProposal(tx, a.proposal_id);
-	return { votes: await tx.votes.list(p.id), patch_revision: p.patch_revision };
+	const limit = a.limit ?? 200;
+	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["string", "string"]);
+	const rows = await tx.votes.page(
+		p.id,
+		key && { created_at: key[0] as string, id: key[1] as string },
+		limit + 1,
+	);
+	const { rows: votes, next } = page(rows, limit, (v) => [v.created_at, v.id]);
+	return { votes, next_cursor: next, patch_revision: p.patch_revision };
 }
 
 async function insertDecision(

@@ -111,6 +111,15 @@ test("connections beyond limits.max_http_connections get a 503 and are closed; f
 	expect(after.status()).toBe(200);
 }, 30_000);
 
+test("requests with Connection: close, one after another, never count against the cap", async () => {
+	const { port } = await serve(8);
+	for (let i = 0; i < 20; i++) {
+		const c = await open(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+		await until(() => c.closed(), 5000, `the server to close connection ${i}`);
+		expect({ i, status: c.status() }).toEqual({ i, status: 200 });
+	}
+});
+
 test("an idle keep-alive connection is closed by the server", async () => {
 	const { port } = await serve();
 	const c = await open(port, health());

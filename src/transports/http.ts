@@ -337,7 +337,9 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 				connections.release(conn, cut);
 			};
 			if (!isStream(res)) {
-				idle(res.headers.get("connection") === "close");
+				// Either side's Connection: close ends the connection with this response.
+				const closes = [req.headers, res.headers].some((h) => /\bclose\b/i.test(h.get("connection") ?? ""));
+				idle(closes);
 				return res;
 			}
 			return watched(res, idle, req.method === "GET" ? ": stream open\n\n" : undefined);

@@ -27,7 +27,7 @@ beforeAll(async () => {
 		{ seed, cases, batch: 100, concurrency: 8, hangMs: 10_000, issueRounds: 1, long: false, log: () => {} },
 	);
 	for (const r of reports) console.log(describeReport(r).join("\n"));
-}, 180_000);
+}, 240_000);
 
 const report = (transport: string) => {
 	const r = reports.find((x) => x.transport === transport);

@@ -184,7 +184,8 @@ export function randomValue(rng: Rng, depth = 0): Json {
 			return randomString(rng);
 		case 6:
 		case 7: {
-			const out: Record<string, Json> = {};
+			// No prototype, so that a key like __proto__ is a plain own key, sent as it is.
+			const out: Record<string, Json> = Object.create(null);
 			for (let i = rng.size(6); i > 0; i--) out[randomKey(rng)] = randomValue(rng, depth + 1);
 			return out;
 		}
@@ -255,14 +256,22 @@ function replaceAt(value: Json, path: (string | number)[], next: (old: Json) => 
 	}
 	if (value !== null && typeof value === "object") {
 		const copy = { ...value };
-		copy[head as string] = replaceAt(copy[head as string] as Json, rest, next);
+		const key = head as string;
+		Object.defineProperty(copy, key, {
+			value: replaceAt(copy[key] as Json, rest, next),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
 		return copy;
 	}
 	return value;
 }
 
 function otherType(rng: Rng, old: Json): Json {
-	const choices: Json[] = [null, true, false, 0, -1, 1.5, "", "x", [], {}, [old], { v: old }, String(old)];
+	// JSON text, never String(): a value may carry keys like toString or valueOf.
+	const text = JSON.stringify(old) ?? "null";
+	const choices: Json[] = [null, true, false, 0, -1, 1.5, "", "x", [], {}, [old], { v: old }, text];
 	return rng.pick(choices);
 }
 

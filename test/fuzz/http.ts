@@ -6,7 +6,7 @@ import { createConnection } from "node:net";
 import { huge, MiB, oneLine, type Rng, utf8 } from "./gen.ts";
 import { idKey, MAX_ERROR_CHARS, messageProblem, type Owed, owed, PROTOCOL, rpcFrame } from "./rpc.ts";
 import type { Context, Driver } from "./run.ts";
-import { pool, type Tally, timeout } from "./tally.ts";
+import { pool, sequence, type Tally, timeout } from "./tally.ts";
 
 export const HTTP_CONNECTIONS = 512;
 const BODY_CAP = 16 * MiB;
@@ -665,6 +665,7 @@ export async function httpDriver(ctx: Context): Promise<Driver> {
 		tally.sent(c.label, a.ms);
 		const created = judgeHttp(tally, c, a);
 		if (created) await del(created);
+		return a.timedOut;
 	};
 	let validId = 0;
 	return {
@@ -704,16 +705,17 @@ export async function httpDriver(ctx: Context): Promise<Driver> {
 		},
 		async batch(rng, size) {
 			const cases = Array.from({ length: size }, () => httpCase(rng, w, options.hangMs));
-			await pool(cases, options.concurrency, one);
+			await pool(cases, options.concurrency, async (c) => void (await one(c)));
 		},
 		async issues() {
 			const fixed = httpIssueCases(w, deadlineMs, options.hangMs);
 			const slow = fixed.filter((c) => c.timeoutMs > options.hangMs);
 			const rest = fixed.filter((c) => c.timeoutMs <= options.hangMs);
 			const stalled = Promise.all(slow.filter((c) => c.timeoutMs < IDLE_BOUND_MS).map(one));
-			await pool(rest, 1, one);
+			const hung = await sequence(rest, one, tally);
 			await stalled;
-			await httpFlood(tally, w, deadlineMs, options.hangMs, options.long ? 300 : 40);
+			if (hung) tally.note("the HTTP flood was skipped: an earlier case hung the owner");
+			else await httpFlood(tally, w, deadlineMs, options.hangMs, options.long ? 300 : 40);
 			// Cases that wait out the keep-alive idle time (the long run only) go on beside the next batches.
 			if (options.long)
 				background.push(

@@ -71,6 +71,21 @@ export function rpcMessage(rng: Rng, id: string | number): Record<string, Json> 
 	return { jsonrpc: "2.0", id, result: {} };
 }
 
+const KNOWN = new Set([
+	"tools/call",
+	"ping",
+	"tools/list",
+	"resources/list",
+	"prompts/list",
+	"resources/read",
+	"completion/complete",
+	"logging/setLevel",
+	"initialize",
+	"notifications/cancelled",
+	"notifications/progress",
+	"notifications/initialized",
+]);
+
 export interface RpcFrame {
 	label: string;
 	bytes: Uint8Array;
@@ -85,7 +100,9 @@ export function rpcFrame(rng: Rng, id: string | number): RpcFrame {
 	}
 	if (r < 72) {
 		const m = rpcMessage(rng, id);
-		return { label: `valid:${String(m.method ?? "response")}`, bytes: utf8(JSON.stringify(m)) };
+		const method =
+			typeof m.method !== "string" ? "response" : KNOWN.has(m.method) ? m.method : "random-method";
+		return { label: `valid:${method}`, bytes: utf8(JSON.stringify(m)) };
 	}
 	if (r < 88) return { label: "random:frame", bytes: randomFrame(rng) };
 	if (r < 96) {

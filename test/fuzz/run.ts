@@ -177,6 +177,12 @@ async function runOne(
 				);
 		}
 		if (problem) options.log(`${transport}: stopped early: ${problem}`);
+	} catch (err) {
+		// A bug of the suite itself: counted (so the run fails) and the tally so far kept.
+		tally.fail("harness", "fuzz suite", (err as Error).stack ?? String(err));
+		options.log(`${transport}: the fuzz suite threw: ${(err as Error).stack}`);
+	}
+	try {
 		for (const [name, pid] of Object.entries(driver.pids)) {
 			const m = memory[name] as Memory;
 			m.after = rss(pid);

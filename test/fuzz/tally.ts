@@ -1,7 +1,14 @@
 // What one fuzz run found: counts per kind of case, and the failures (crashes, hangs, malformed
 // answers, a valid call not answered after a batch), the first few of each kept with their detail.
 
-export type FailureKind = "crash" | "hang" | "malformed" | "valid-call" | "corrupt" | "outside-write";
+export type FailureKind =
+	| "crash"
+	| "hang"
+	| "malformed"
+	| "valid-call"
+	| "corrupt"
+	| "outside-write"
+	| "harness";
 
 export interface Failure {
 	kind: FailureKind;
@@ -25,6 +32,7 @@ export class Tally {
 		"valid-call": 0,
 		corrupt: 0,
 		"outside-write": 0,
+		harness: 0,
 	};
 	readonly failures: Failure[] = [];
 	/** Wall time of the slowest case per label, in ms. */
@@ -42,7 +50,13 @@ export class Tally {
 		this.cases++;
 		const kind = label.split(":").slice(0, 2).join(":");
 		this.kinds.set(kind, (this.kinds.get(kind) ?? 0) + 1);
-		if (ms !== undefined) this.slowest.set(kind, Math.max(this.slowest.get(kind) ?? 0, ms));
+		if (ms !== undefined) this.took(label, ms);
+	}
+
+	/** The wall time of a case (or of a whole exchange of lines) under its kind, the slowest kept. */
+	took(label: string, ms: number): void {
+		const kind = label.split(":").slice(0, 2).join(":");
+		this.slowest.set(kind, Math.max(this.slowest.get(kind) ?? 0, ms));
 	}
 
 	answer(what: string): void {
@@ -91,3 +105,22 @@ export async function pool<T>(
 }
 
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/**
+ * Runs `work` over `items` one at a time until one hangs (the owner is then stuck: the rest would
+ * only wait out their time), noting what was skipped; true when one hung.
+ */
+export async function sequence<T extends { label: string }>(
+	items: readonly T[],
+	work: (item: T) => Promise<boolean>,
+	t: Tally,
+): Promise<boolean> {
+	for (const [i, item] of items.entries()) {
+		if (await work(item)) {
+			const skipped = items.slice(i + 1).map((x) => x.label);
+			if (skipped.length > 0) t.note(`after ${item.label} hung, skipped: ${skipped.join(", ")}`);
+			return true;
+		}
+	}
+	return false;
+}

@@ -118,6 +118,38 @@ describe("over the connection cap", () => {
 	});
 });
 
+test("no more refused connections linger than the cap serves: the rest close at once", async () => {
+	const path = await serve({ maxConnections: 1 });
+	const held = connect(path);
+	await new Promise((resolve) => held.once("connect", resolve));
+	await Bun.sleep(50);
+	/** A refused client that reads its reply, keeps its side open, then writes: did the write fail? */
+	const refused = async () => {
+		const c = connect({ path, allowHalfOpen: true });
+		c.setEncoding("utf8");
+		let text = "";
+		c.on("data", (d) => {
+			text += d;
+		});
+		const failed = new Promise<boolean>((resolve) => c.on("error", () => resolve(true)));
+		const ended = new Promise((resolve) => c.once("end", () => resolve(true)));
+		expect(await Promise.race([ended, Bun.sleep(3000).then(() => false)])).toBe(true);
+		expect(JSON.parse(text)).toMatchObject({ code: "resource_exhausted" });
+		await Bun.sleep(100);
+		c.write("more");
+		return { c, failed: await Promise.race([failed, Bun.sleep(300).then(() => false)]) };
+	};
+	try {
+		const first = await refused(); // lingers: the server still reads
+		const second = await refused(); // one lingers already: this one is closed at once
+		expect([first.failed, second.failed]).toEqual([false, true]);
+		first.c.destroy();
+		second.c.destroy();
+	} finally {
+		held.destroy();
+	}
+});
+
 describe("a 16 MiB name", () => {
 	const huge = "a".repeat(16 * 1024 * 1024);
 	const prefix = `'${"a".repeat(ECHO_CHARS)}…' (${huge.length} characters)`;

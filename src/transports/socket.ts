@@ -245,8 +245,11 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 						linger: false,
 					};
 					if (open.size >= options.maxConnections) {
-						s.data.linger = true;
-						lingering.add(s);
+						// At most as many lingering as served connections: beyond that, refused ones close at once.
+						if (lingering.size < options.maxConnections) {
+							s.data.linger = true;
+							lingering.add(s);
+						}
 						reply(
 							s,
 							errorReply(

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type } from "arktype";
 import { problemText } from "../domain/scalars.ts";
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { dotted, isPlainObject, type KeyPath as Path, readYaml } from "../domain/yaml-source.ts";
 import { type AdapterConfig, type Config, defaultConfig, FIXED_ROLES } from "./defaults.ts";
 import { CONFIG_PATH } from "./paths.ts";
@@ -97,7 +97,7 @@ function rejectUnknownKeys(
 			const near = didYouMean(key, known);
 			fail(
 				here,
-				`unknown key '${dotted(here)}'${suggestion(near === undefined ? near : dotted([...path, near]))}`,
+				`unknown key ${quoted(dotted(here))}${suggestion(near === undefined ? near : dotted([...path, near]))}`,
 			);
 		}
 		const childShape = isAdapterName ? blankAdapter() : (shape as Record<string, unknown>)[key];
@@ -140,7 +140,7 @@ function checkCrossReferences(config: Config, fail: (path: Path, detail: string)
 		if (!adapter) {
 			fail(
 				["agents", key, "adapter"],
-				`'agents.${key}.adapter' names unknown adapter '${name}'${suggestion(didYouMean(name, adapterNames))}`,
+				`'agents.${key}.adapter' names unknown adapter ${quoted(name)}${suggestion(didYouMean(name, adapterNames))}`,
 			);
 		} else if (adapter.command.trim() === "") {
 			fail(["adapters", name, "command"], `adapter '${name}' is used by 'agents.${key}' but has no command`);

@@ -4,7 +4,7 @@
 // the Markdown file and line, like config errors do.
 import { lexer } from "marked";
 import { DEFAULT_POLICY } from "../config/policy.ts";
-import { didYouMean, suggestion } from "../domain/suggest.ts";
+import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { dotted, isPlainObject, type KeyPath, readYaml } from "../domain/yaml-source.ts";
 import { PolicyError } from "./errors.ts";
 import type { Policy, Profile } from "./types.ts";
@@ -96,7 +96,7 @@ function check(value: unknown, shape: Shape, path: KeyPath, fail: Fail): void {
 			const near = didYouMean(key, known);
 			fail(
 				here,
-				`unknown key '${dotted(here)}'${suggestion(near === undefined ? near : dotted([...path, near]))}`,
+				`unknown key ${quoted(dotted(here))}${suggestion(near === undefined ? near : dotted([...path, near]))}`,
 			);
 		}
 		check(child, childShape as Shape, here, fail);

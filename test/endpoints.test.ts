@@ -125,6 +125,18 @@ describe("the URL clients are told", () => {
 		expect(r.stderr).not.toContain(":0/");
 	}, 30_000);
 
+	test("the stdio bridge never relays to another project's owner listening on its configured address", async () => {
+		const a = await makeProject({ config: ANY_PORT });
+		a.close();
+		const owner = await startOwner(a.root);
+		const b = await makeProject({ config: `mcp:\n  http_address: ${new URL(owner.url).host}\n` });
+		b.close();
+		const r = await runCli(["mcp", "stdio", "--root", b.root], { stdin: "" });
+		expect(r.code).toBe(1);
+		expect(r.stderr).toContain("no Roundtable owner at");
+		expect(await stop(owner.proc)).toBe(0);
+	}, 60_000);
+
 	test("start on a port in use names mcp.http_address and the fix", async () => {
 		const squatter = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("mine") });
 		try {

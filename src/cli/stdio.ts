@@ -82,10 +82,20 @@ export const stdio: CommandRun = {
 		if (!existsSync(flags.root)) throw new UsageError(`--root ${flags.root} does not exist`);
 		const root = realpathSync(flags.root);
 		const token = process.env.ROUNDTABLE_MCP_TOKEN || undefined;
-		const configured = () => peekEndpoints(root).httpUrl;
-		let url = checkUrl((flags.url as string | undefined) ?? findOwner(root)?.http_url ?? configured(), token);
-		// Port 0 is what the config asks for, not where anyone listens: only a live owner knows its port.
-		const found = url.port === "0" ? "absent" : await probe(url, token);
+		const given = flags.url as string | undefined;
+		const owner = findOwner(root);
+		if (given === undefined && owner && owner.http_url === null) {
+			log(
+				`the owner (pid ${owner.pid}) serves the socket only (\`roundtable mcp serve\`); the bridge needs \`roundtable start\``,
+			);
+			return 1;
+		}
+		const live = owner?.http_url ?? undefined;
+		let url = checkUrl(given ?? live ?? peekEndpoints(root).httpUrl, token);
+		// This project's owner always names itself in owner.json. Without that, whatever answers at
+		// the configured address is someone else's (another project's owner on the default port) and
+		// must not get this project's calls; port 0 is not an address at all.
+		const found = given === undefined && live === undefined ? "absent" : await probe(url, token);
 		if (found === "unauthorized")
 			throw new Error(`the owner at ${url} refused the token in ROUNDTABLE_MCP_TOKEN`);
 		if (found === "absent") {

@@ -80,3 +80,34 @@ describe("a huge string is never echoed whole", () => {
 		await client.close();
 	});
 });
+
+describe("deep nesting is refused before the schema describes it", () => {
+	/** A value nested `depth` arrays deep, built without recursion. */
+	const nested = (depth: number) => {
+		let v: unknown = "low";
+		for (let i = 0; i < depth; i++) v = [v];
+		return v;
+	};
+
+	test("10^5 levels in an enum argument: invalid_argument naming the field and the limit", async () => {
+		// Before: arktype described the value in time and memory quadratic in the depth.
+		const err = await errorOf("task.create", { title: "t", body_md: "b", risk: nested(100_000) });
+		expect(err?.code).toBe("invalid_argument");
+		expect(err?.message).toBe("argument 'risk' is nested more than 32 levels deep");
+		expect(err?.details).toEqual({ field: "risk" });
+	});
+
+	test("a wide, shallow value is not mistaken for a deep one", async () => {
+		const paths = Array.from({ length: 10_000 }, (_, i) => `src/f${i}.ts`);
+		const r = await p.call("task.create", { title: "t", body_md: "b", readable_paths: paths });
+		expect((r.task as { readable_paths: string[] }).readable_paths).toHaveLength(10_000);
+	});
+
+	test("33 levels is refused, 31 reaches the schema's own message", async () => {
+		const deep = await errorOf("task.create", { title: "t", body_md: "b", risk: nested(33) });
+		expect(deep?.message).toContain("nested more than 32 levels");
+		const shallow = await errorOf("task.create", { title: "t", body_md: "b", risk: nested(31) });
+		expect(shallow?.code).toBe("invalid_argument");
+		expect(shallow?.message).not.toContain("nested more than");
+	});
+});

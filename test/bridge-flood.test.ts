@@ -80,7 +80,7 @@ const initialize = JSON.stringify({
 	params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "flood", version: "1" } },
 });
 
-test("300 valid 1 MB calls among malformed and 17 MiB lines: every one answered, memory bounded", async () => {
+test("600 valid 1 MB calls among malformed and 17 MiB lines: every one answered, memory bounded", async () => {
 	const b = bridge();
 	void b.read();
 	await b.write(`${initialize}\n`);
@@ -89,15 +89,15 @@ test("300 valid 1 MB calls among malformed and 17 MiB lines: every one answered,
 
 	const pad = "p".repeat(1024 * 1024);
 	const oversized = Buffer.alloc(17 * 1024 * 1024, "o");
-	const valid = 300;
+	const valid = 600;
 	let malformed = 0;
 	for (let i = 0; i < valid; i++) {
-		// The owner holds each call 5 s, so before answers drain everything written is waiting.
-		const params = { name: "table.watch", arguments: { after_event_id: 1e9, wait_ms: 5000 }, _meta: { pad } };
+		// The owner holds each call 1 s, so before answers drain everything written is waiting.
+		const params = { name: "table.watch", arguments: { after_event_id: 1e9, wait_ms: 1000 }, _meta: { pad } };
 		await b.write(`${JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params })}\n`);
 		await b.write("not json\n{\n");
 		malformed += 2;
-		if (i % 50 === 0) {
+		if (i % 100 === 0) {
 			await b.write(oversized);
 			await b.write("\n");
 			malformed++;
@@ -115,9 +115,13 @@ test("300 valid 1 MB calls among malformed and 17 MiB lines: every one answered,
 	const errors = b.frames.filter((f) => f.id === null);
 	expect(errors).toHaveLength(malformed);
 	expect(errors.every((f) => f.error?.code === -32700)).toBe(true);
-	// 300 MiB went in; at most 64 messages (64 MiB) of it may wait for the owner at once, each
-	// held about 3 times over (its bytes, the request's, garbage not yet collected) on a 45 MB base.
-	expect(peak).toBeLessThan(400 * 1024);
+	// 600 MiB went in. At most 64 messages (64 MiB) of it wait for the owner at once, each held about
+	// 3 times over (its bytes, the request's, garbage not yet collected) on a 45 MB base: about 300
+	// MiB here, up to 430 MiB on a loaded machine whose collector lags. Peak memory depends on the
+	// collector too much to tell the cap from its absence (the bridge before the cap peaked at 414
+	// MiB on this flood), so this is only a ceiling against runaway growth; the next test shows the
+	// cap itself.
+	expect(peak).toBeLessThan(700 * 1024);
 	b.proc.stdin.end();
 	expect(await b.proc.exited).toBe(0);
 }, 120_000);

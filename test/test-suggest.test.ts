@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { defaultConfig } from "../src/config/defaults.ts";
 import { RepoGuard } from "../src/repo/guard.ts";
 import { allowedBy, splitCommand } from "../src/testing/argv.ts";
+import { argumentRefusal } from "../src/testing/inside.ts";
 import { type Suggestion, suggestTests } from "../src/testing/suggest.ts";
 import { type Flow, taskFlow } from "./flow-helpers.ts";
 import { commitAll, diffOf, expectDeclaredOutput, makeProject, REPO, tempDir } from "./helpers.ts";
@@ -185,6 +186,39 @@ describe("every suggestion can run", () => {
 		]);
 	});
 
+	test("every suggestion passes test.run's argument rules; an expected test that leaves the project is skipped", async () => {
+		let checked = 0;
+		for (const [name, touched] of [
+			["bun", ["src/a.ts"]],
+			["npm-workspaces", ["packages/api/src/server.js", "packages/web/src/page.js"]],
+			["go", ["version.go", "go.mod"]],
+			["cargo", ["crates/cli/src/main.rs", "Cargo.toml"]],
+			["python", ["src/pkg/parser.py"]],
+			["make", ["src/main.c"]],
+		] as const) {
+			const guard = fixture(name);
+			for (const change of [[...touched], null]) {
+				for (const s of (await suggest(guard, change)).suggestions) {
+					const argv = splitCommand(s.command);
+					const prefix = splitCommand(allowedBy(argv, ALLOWED) ?? "").length;
+					expect({ command: s.command, refused: argumentRefusal(argv, prefix, guard.root) }).toEqual({
+						command: s.command,
+						refused: undefined,
+					});
+					checked++;
+				}
+			}
+		}
+		expect(checked).toBeGreaterThan(10);
+		const out = await suggest("bun", ["src/a.ts"], { expected: ["bun test /etc/evil.test.ts"] });
+		expect(out.skipped).toEqual([
+			{
+				command: "bun test /etc/evil.test.ts",
+				reason: expect.stringContaining("leads outside the run's directory"),
+			},
+		]);
+	});
+
 	test("on this machine's PATH, each suggestion is allowlisted and its program found", async () => {
 		const seen: string[] = [];
 		for (const [name, touched] of [
@@ -195,11 +229,14 @@ describe("every suggestion can run", () => {
 			["python", ["src/pkg/parser.py"]],
 			["make", ["src/main.c"]],
 		] as const) {
-			const out = await suggest(name, [...touched], { path: process.env.PATH ?? "" });
+			const guard = fixture(name);
+			const out = await suggest(guard, [...touched], { path: process.env.PATH ?? "" });
 			expect(out.suggestions.length + out.skipped.length).toBeGreaterThan(0);
 			for (const s of out.suggestions) {
 				const argv = splitCommand(s.command);
-				expect(allowedBy(argv, ALLOWED)).toBeDefined();
+				const prefix = allowedBy(argv, ALLOWED);
+				expect(prefix).toBeDefined();
+				expect(argumentRefusal(argv, splitCommand(prefix ?? "").length, guard.root)).toBeUndefined();
 				expect(Bun.which(argv[0] as string)).not.toBeNull();
 				seen.push(s.command);
 			}

@@ -20,6 +20,7 @@ import type { Ecosystem } from "../repo/deps/types.ts";
 import { listFiles } from "../repo/files.ts";
 import type { RepoGuard, RepoRel } from "../repo/guard.ts";
 import { allowedBy, canonical, splitCommand } from "./argv.ts";
+import { argumentRefusal } from "./inside.ts";
 
 export interface Suggestion {
 	command: string;
@@ -442,8 +443,10 @@ export async function suggestTests(
 				continue;
 			}
 			const text = canonical(argv);
-			const refused = allowedBy(argv, allowed)
-				? wontStart(guard.root, argv, path)
+			const prefix = allowedBy(argv, allowed);
+			const refused = prefix
+				? (argumentRefusal(argv, splitCommand(prefix).length, guard.root) ??
+					wontStart(guard.root, argv, path))
 				: "it is not in tests.allowed_commands";
 			if (refused) {
 				refusals.push({ command: text, reason: `${c.reason}, but ${refused}` });

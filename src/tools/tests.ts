@@ -19,6 +19,7 @@ import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import type { TestRunOutcome } from "../store/test-runs.ts";
 import { allowedBy, canonical, splitCommand } from "../testing/argv.ts";
+import { checkTestArguments } from "../testing/inside.ts";
 import {
 	charStartFrom,
 	killMarkedGroup,
@@ -112,13 +113,16 @@ async function finish(
 export async function run(a: Args<"test.run">, env: Env) {
 	const { tests } = env.rt.config;
 	const argv = splitCommand(a.command);
-	if (!allowedBy(argv, tests.allowed_commands)) {
+	const prefix = allowedBy(argv, tests.allowed_commands);
+	if (!prefix) {
 		throw new ToolError(
 			"permission_denied",
 			`'${canonical(argv)}' does not start with a command in tests.allowed_commands`,
 			{ field: "command", allowed: tests.allowed_commands },
 		);
 	}
+	// Before anything is recorded: arguments may not run or load code from outside the project.
+	checkTestArguments(argv, splitCommand(prefix).length, env.rt.root);
 	const timeoutSeconds = a.timeout_seconds ?? tests.timeout_seconds;
 	if (timeoutSeconds > tests.timeout_seconds) {
 		throw invalidArgument(`timeout_seconds may be at most tests.timeout_seconds (${tests.timeout_seconds})`, {

@@ -143,6 +143,10 @@ describe("test.run argument shapes", () => {
 		["pytest --pyargs evil", "--pyargs"],
 		[`python3 -m pytest ${out}/evil.py`, `${out}/evil.py`],
 		[`pytest -- ${out}/evil.py`, `${out}/evil.py`],
+		// Roundtable's and git's own files are not tests, even inside
+		["bun test --preload .roundtable/patches/x", "--preload"],
+		["make test -f .git/config", "-f"],
+		["pytest ./sub/../.git/hooks", "./sub/../.git/hooks"],
 		// unknown options where the rules are an allowlist
 		["make test --no-such-option", "--no-such-option"],
 		["go test -mod=mod ./...", "-mod=mod"],

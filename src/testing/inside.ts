@@ -33,6 +33,9 @@ export function insideOf(root: string): PathCheck {
 		}
 		if (!(at === realRoot || at.startsWith(realRoot + sep)))
 			return `leads outside the run's directory (to ${at})`;
+		// Agents write there (patches, logs): not test code, whatever its name says.
+		const first = at.slice(realRoot.length + 1).split(sep)[0];
+		if (first === ".roundtable" || first === ".git") return `leads into ${first}/, which holds no tests`;
 		if (mustExist && missing) return "does not exist in the run's directory";
 		return undefined;
 	};

@@ -141,6 +141,8 @@ describe("test.run argument shapes", () => {
 		["pytest --override-ini=pythonpath=/", "--override-ini=pythonpath=/"],
 		[`pytest --basetemp=${out}`, `--basetemp=${out}`],
 		["pytest --pyargs evil", "--pyargs"],
+		["pytest @args.txt", "@args.txt"],
+		["pytest -x -- @args.txt", "@args.txt"],
 		[`python3 -m pytest ${out}/evil.py`, `${out}/evil.py`],
 		[`pytest -- ${out}/evil.py`, `${out}/evil.py`],
 		// Roundtable's and git's own files are not tests, even inside

@@ -29,8 +29,6 @@ export class PatchDoesNotApply extends Error {}
 
 export interface Workdir {
 	dir: string;
-	/** The dependency folders brought in (absolute, in the copy): a sandbox binds them read-only. */
-	dependencies: string[];
 	remove(): void;
 }
 
@@ -86,8 +84,7 @@ function bringDependency(source: string, target: string): void {
 	}
 }
 
-function linkDependencies(root: string, dir: string, files: string[]): string[] {
-	const brought: string[] = [];
+function linkDependencies(root: string, dir: string, files: string[]): void {
 	const homes = new Set([""]);
 	for (const rel of files) {
 		if (/(^|\/)(package\.json|pyproject\.toml|requirements\.txt)$/.test(rel))
@@ -98,7 +95,6 @@ function linkDependencies(root: string, dir: string, files: string[]): string[] 
 			const rel = home === "" ? name : `${home}/${name}`;
 			const found = lstatSync(join(root, rel), { throwIfNoEntry: false });
 			if (!found || existsSync(join(dir, rel))) continue;
-			brought.push(join(dir, rel));
 			if (found.isDirectory()) bringDependency(join(root, rel), join(dir, rel));
 			else if (found.isSymbolicLink()) {
 				// Already a link to somewhere else (a shared store): the copy links there too.
@@ -107,7 +103,6 @@ function linkDependencies(root: string, dir: string, files: string[]): string[] 
 			}
 		}
 	}
-	return brought;
 }
 
 /** A scratch copy of the project with the patch applied; throws PatchDoesNotApply when it does not. */
@@ -117,10 +112,10 @@ export async function proposalWorkdir(root: string, patchFile: string, strip: nu
 	try {
 		const files = await listFiles(root);
 		copyTree(root, dir, files);
-		const dependencies = linkDependencies(root, dir, files);
+		linkDependencies(root, dir, files);
 		const failure = await gitApply(dir, patchFile, strip, false);
 		if (failure !== undefined) throw new PatchDoesNotApply(`the proposal's patch does not apply: ${failure}`);
-		return { dir, dependencies, remove };
+		return { dir, remove };
 	} catch (err) {
 		remove();
 		throw err;

@@ -70,6 +70,8 @@ async function flow(files: Record<string, string>): Promise<Flow> {
 						proposal_id: proposal.id,
 						task_id: proposal.task_id,
 						command,
+						sandbox: "none",
+						sandbox_reason: "inserted by the test",
 						argv: command.split(" "),
 						patch_revision: proposal.patch_revision,
 						workdir: "proposal",

@@ -363,6 +363,8 @@ describe("markInterrupted (the owner's start-up sweep)", () => {
 					task_id: null,
 					command: "./x.sh",
 					argv: ["./x.sh"],
+					sandbox: "none",
+					sandbox_reason: "inserted by the test",
 					patch_revision: null,
 					workdir: "project",
 					requested_by: "operator",
@@ -377,7 +379,12 @@ describe("markInterrupted (the owner's start-up sweep)", () => {
 	const CHILD = join(REPO, "test/fixtures-scripts/apply-once.ts");
 
 	test("a run whose runner was SIGKILLed becomes interrupted and its test is stopped; one whose runner lives is left alone", async () => {
-		const p = await project({ allow: ["./slow.sh"], scripts: { "slow.sh": "echo $$ > slow.pid\nsleep 60" } });
+		// Unsandboxed: under bwrap the test dies with its runner (test-run-sandbox.test.ts).
+		const p = await project({
+			allow: ["./slow.sh"],
+			scripts: { "slow.sh": "echo $$ > slow.pid\nsleep 60" },
+			sandbox: "off",
+		});
 		// A separate process (like `roundtable mcp call`) runs the test: it is the run's runner.
 		const child = Bun.spawn(
 			[process.execPath, CHILD, p.root, "test.run", JSON.stringify({ command: "./slow.sh" })],

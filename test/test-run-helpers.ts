@@ -37,6 +37,9 @@ export interface Setup {
 	timeout?: number;
 	maxOutput?: number;
 	envAllowlist?: string[];
+	/** tests.sandbox (default auto: bubblewrap where it works) */
+	sandbox?: "auto" | "required" | "off";
+	network?: boolean;
 	/** Executable `#!/bin/sh` scripts written into the project root: name → body. */
 	scripts?: Record<string, string>;
 }
@@ -46,6 +49,8 @@ function configYaml(s: Setup): string {
 	if (s.timeout !== undefined) lines.push(`  timeout_seconds: ${s.timeout}`);
 	if (s.maxOutput !== undefined) lines.push(`  max_output_bytes: ${s.maxOutput}`);
 	if (s.envAllowlist) lines.push(`  env_allowlist: ${JSON.stringify(s.envAllowlist)}`);
+	if (s.sandbox) lines.push(`  sandbox: ${s.sandbox}`);
+	if (s.network !== undefined) lines.push(`  network: ${s.network}`);
 	return `${lines.join("\n")}\n`;
 }
 

@@ -87,9 +87,13 @@ afterAll(() => {
 // ---------------------------------------------------------------------------------------------
 // The project and its runs
 
-/** A project whose tests.allowed_commands is the script, with the script in its root. */
+/**
+ * A project whose tests.allowed_commands is the script, with the script in its root. Unsandboxed:
+ * these tests find and kill the script's processes by the pids it writes, which bwrap's own pid
+ * namespace would renumber (test-run-sandbox.test.ts checks the tree dies in bwrap).
+ */
 const project = () =>
-	testProject({ allow: [`./${SCRIPT}`], timeout: 120, scripts: { [SCRIPT]: SCRIPT_BODY } });
+	testProject({ allow: [`./${SCRIPT}`], timeout: 120, scripts: { [SCRIPT]: SCRIPT_BODY }, sandbox: "off" });
 
 interface Running {
 	/** The background `sleep 60` the script started. */

@@ -201,7 +201,8 @@ describe("test.run: timeouts, cancellation, progress and the process group", () 
 	const allow = Object.keys(scripts).map((s) => `./${s}`);
 
 	test("past timeout_seconds the whole group is killed: timed_out, and the grandchild is gone", async () => {
-		const p = await project({ allow, scripts, timeout: 20 });
+		// Unsandboxed: the pids the scripts write are the host's (test-run-sandbox.test.ts: in bwrap).
+		const p = await project({ allow, scripts, timeout: 20, sandbox: "off" });
 		const t0 = Date.now();
 		const { test_run } = await run(p, { command: "./slow.sh", timeout_seconds: 1 });
 		expect(Date.now() - t0).toBeLessThan(10_000);
@@ -236,7 +237,7 @@ describe("test.run: timeouts, cancellation, progress and the process group", () 
 	});
 
 	test("a leader that exits leaving a child on the pipes ends the run at once, and the child is killed", async () => {
-		const p = await project({ allow, scripts, timeout: 20 });
+		const p = await project({ allow, scripts, timeout: 20, sandbox: "off" });
 		const t0 = Date.now();
 		const { test_run, log } = await run(p, { command: "./leaves-child.sh" });
 		expect(Date.now() - t0).toBeLessThan(10_000);
@@ -247,7 +248,8 @@ describe("test.run: timeouts, cancellation, progress and the process group", () 
 	});
 
 	test("a process that left the group and holds the pipes cannot keep the run past its timeout", async () => {
-		const p = await project({ allow, scripts, timeout: 20 });
+		// Unsandboxed: the pid it writes is the host's, and the tidy-up below kills it by that pid.
+		const p = await project({ allow, scripts, timeout: 20, sandbox: "off" });
 		const t0 = Date.now();
 		const { test_run, log } = await run(p, { command: "./escapes.sh", timeout_seconds: 1 });
 		expect(Date.now() - t0).toBeLessThan(10_000); // not the escaped process's 20 s

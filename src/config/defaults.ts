@@ -50,6 +50,10 @@ export interface Config {
 		timeout_seconds: number;
 		max_output_bytes: number;
 		env_allowlist: string[];
+		/** bubblewrap around each run: where it works (auto), always (required), never (off). */
+		sandbox: "auto" | "required" | "off";
+		/** Whether a sandboxed run may use the network. */
+		network: boolean;
 	};
 	limits: {
 		max_frame_bytes: number;
@@ -121,6 +125,8 @@ export function defaultConfig(): Config {
 			timeout_seconds: 600,
 			max_output_bytes: 4 * 1024 * 1024,
 			env_allowlist: ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ", "CI"],
+			sandbox: "auto",
+			network: false,
 		},
 		limits: {
 			max_frame_bytes: 16 * 1024 * 1024,

@@ -54,6 +54,8 @@ export const configFileSchema = type({
 		"timeout_seconds?": positiveInt,
 		"max_output_bytes?": positiveInt,
 		"env_allowlist?": nonBlank.array(),
+		"sandbox?": "'auto' | 'required' | 'off'",
+		"network?": "boolean",
 	},
 	"limits?": {
 		"+": "reject",

@@ -94,6 +94,10 @@ tests:
   timeout_seconds: 600
   max_output_bytes: 4194304
   env_allowlist: [PATH, HOME, LANG, LC_ALL, TERM, TMPDIR, TZ, CI]
+  # Linux: each run in bubblewrap (only its directory writable, private /tmp and $HOME, .git
+  # read-only). auto: where bwrap works, else unsandboxed; required: refuse a run without it; off.
+  sandbox: auto
+  network: false
 
 limits:
   max_frame_bytes: 16777216

@@ -10,6 +10,7 @@ import { syncAgents } from "../config/agents.ts";
 import { endpointsOf } from "../config/peek.ts";
 import { writeMcpAssets } from "../init/index.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
+import { describeSandbox } from "../testing/sandboxed.ts";
 import { markInterrupted } from "../tools/tests.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
@@ -89,6 +90,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		// Settle any apply a crash interrupted before serving anyone.
 		for (const s of await recoverNow(rt)) options.log(`recovered ${s.transaction_id}: ${s.outcome}`);
 		for (const id of await markInterrupted(rt)) options.log(`test run ${id} was interrupted by a crash`);
+		// The sandbox probe, once: test runs use its answer from here on.
+		options.log(describeSandbox(config.tests));
 		const { socketPath } = endpointsOf(root, config.mcp);
 		socket = await startSocket(rt, {
 			path: socketPath,

@@ -245,6 +245,9 @@ export const testRunRecord = type({
 	patch_revision: "number.integer | null",
 	/** `project`: the project root; `proposal`: a scratch copy with the proposal's patch applied. */
 	workdir: "'project' | 'proposal'",
+	/** `bwrap`: in bubblewrap (see tests.sandbox); `none`: unsandboxed, for `sandbox_reason`. */
+	sandbox: "'bwrap' | 'none'",
+	sandbox_reason: "string | null",
 	requested_by: "string",
 	/** Bytes the command wrote; past tests.max_output_bytes the log keeps the head and the tail. */
 	output_bytes: "number.integer >= 0",

@@ -66,7 +66,8 @@ export function bwrapArgv(bwrap: string, spec: SandboxSpec): string[] {
 	);
 	args.push("--tmpfs", "/tmp");
 	const home = spec.home && real(spec.home);
-	if (home && home !== "/" && !under(writable, home)) {
+	// The writable dir may be under $HOME: it is bound after the tmpfs, so it shows through.
+	if (home && home !== "/" && !under(home, writable)) {
 		args.push("--tmpfs", home);
 		for (const dir of toolchainHomes(home, spec.path)) args.push("--ro-bind", dir, dir);
 	}

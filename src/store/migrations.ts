@@ -480,4 +480,15 @@ CREATE INDEX proposals_by_agent ON proposals (agent_id, status);
 CREATE INDEX decisions_by_newest ON decisions (created_at, id);
 `,
 	},
+	{
+		version: 8,
+		name: "the sandbox a test run had",
+		sql: `
+-- 'bwrap' or 'none'; a run recorded before sandboxes existed had none
+ALTER TABLE test_runs ADD COLUMN sandbox TEXT NOT NULL DEFAULT 'none' CHECK (sandbox IN ('bwrap', 'none'));
+-- why a run had no sandbox (tests.sandbox off, bwrap missing or unusable, not Linux); null under bwrap
+ALTER TABLE test_runs ADD COLUMN sandbox_reason TEXT;
+UPDATE test_runs SET sandbox_reason = 'recorded before test runs were sandboxed';
+`,
+	},
 ];

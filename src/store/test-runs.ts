@@ -3,7 +3,7 @@ import type { TestEvidenceRecord, TestRunRecord } from "../registry/records.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =
-	"id, proposal_id, task_id, command, argv, status, exit_code, signal, duration_ms, summary_md, patch_revision, workdir, requested_by, output_bytes, truncated, started_at, finished_at, revision, created_at, updated_at";
+	"id, proposal_id, task_id, command, argv, status, exit_code, signal, duration_ms, summary_md, patch_revision, workdir, sandbox, sandbox_reason, requested_by, output_bytes, truncated, started_at, finished_at, revision, created_at, updated_at";
 
 interface TestRunRow extends Omit<TestRunRecord, "argv" | "truncated"> {
 	argv: string;
@@ -25,6 +25,8 @@ export type NewTestRun = Pick<
 	| "argv"
 	| "patch_revision"
 	| "workdir"
+	| "sandbox"
+	| "sandbox_reason"
 	| "requested_by"
 	| "started_at"
 > & { idempotency_key?: string };
@@ -51,9 +53,9 @@ export const testRunQueries = (c: Conn) => ({
 	async insert(t: NewTestRun, now: string): Promise<TestRunRecord> {
 		return toRecord(
 			c.get<TestRunRow>(
-				`INSERT INTO test_runs (id, proposal_id, task_id, command, argv, status, patch_revision, workdir, requested_by,
-				 runner_pid, idempotency_key, started_at, created_at, updated_at)
-				 VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)
+				`INSERT INTO test_runs (id, proposal_id, task_id, command, argv, status, patch_revision, workdir, sandbox,
+				 sandbox_reason, requested_by, runner_pid, idempotency_key, started_at, created_at, updated_at)
+				 VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				 RETURNING ${COLUMNS}`,
 				t.id,
 				t.proposal_id,
@@ -62,6 +64,8 @@ export const testRunQueries = (c: Conn) => ({
 				JSON.stringify(t.argv),
 				t.patch_revision,
 				t.workdir,
+				t.sandbox,
+				t.sandbox_reason,
 				t.requested_by,
 				process.pid,
 				t.idempotency_key ?? null,

@@ -29,6 +29,8 @@ export class PatchDoesNotApply extends Error {}
 
 export interface Workdir {
 	dir: string;
+	/** The dependency folders brought in (absolute, in the copy): a sandbox binds them read-only. */
+	dependencies: string[];
 	remove(): void;
 }
 
@@ -84,7 +86,8 @@ function bringDependency(source: string, target: string): void {
 	}
 }
 
-function linkDependencies(root: string, dir: string, files: string[]): void {
+function linkDependencies(root: string, dir: string, files: string[]): string[] {
+	const brought: string[] = [];
 	const homes = new Set([""]);
 	for (const rel of files) {
 		if (/(^|\/)(package\.json|pyproject\.toml|requirements\.txt)$/.test(rel))
@@ -95,6 +98,7 @@ function linkDependencies(root: string, dir: string, files: string[]): void {
 			const rel = home === "" ? name : `${home}/${name}`;
 			const found = lstatSync(join(root, rel), { throwIfNoEntry: false });
 			if (!found || existsSync(join(dir, rel))) continue;
+			brought.push(join(dir, rel));
 			if (found.isDirectory()) bringDependency(join(root, rel), join(dir, rel));
 			else if (found.isSymbolicLink()) {
 				// Already a link to somewhere else (a shared store): the copy links there too.
@@ -103,6 +107,7 @@ function linkDependencies(root: string, dir: string, files: string[]): void {
 			}
 		}
 	}
+	return brought;
 }
 
 /** A scratch copy of the project with the patch applied; throws PatchDoesNotApply when it does not. */
@@ -112,10 +117,10 @@ export async function proposalWorkdir(root: string, patchFile: string, strip: nu
 	try {
 		const files = await listFiles(root);
 		copyTree(root, dir, files);
-		linkDependencies(root, dir, files);
+		const dependencies = linkDependencies(root, dir, files);
 		const failure = await gitApply(dir, patchFile, strip, false);
 		if (failure !== undefined) throw new PatchDoesNotApply(`the proposal's patch does not apply: ${failure}`);
-		return { dir, remove };
+		return { dir, dependencies, remove };
 	} catch (err) {
 		remove();
 		throw err;

@@ -27,6 +27,13 @@ import {
 	runProcess,
 	wholeCharsEnd,
 } from "../testing/process.ts";
+import {
+	cannotStart,
+	chooseSandbox,
+	type RunSandbox,
+	signalOfExit,
+	wrapCommand,
+} from "../testing/sandboxed.ts";
 import { suggestTests } from "../testing/suggest.ts";
 import { PatchDoesNotApply, proposalWorkdir } from "../testing/workdir.ts";
 import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
@@ -129,13 +136,15 @@ export async function run(a: Args<"test.run">, env: Env) {
 			field: "timeout_seconds",
 		});
 	}
-	const started = await begin(a, argv, env);
+	// Before anything is recorded too: tests.sandbox required without a working bwrap is refused.
+	const sandbox = chooseSandbox(tests);
+	const started = await begin(a, argv, sandbox, env);
 	if (started.earlier) return started.earlier;
 	const { test_run: testRun, patch } = started;
 
 	let result: ProcessResult;
 	try {
-		result = await execute(testRun, argv, patch, timeoutSeconds, env);
+		result = await execute(testRun, argv, patch, timeoutSeconds, sandbox, env);
 	} catch (err) {
 		const message =
 			err instanceof PatchDoesNotApply ? err.message : `the test could not be run: ${(err as Error).message}`;
@@ -175,6 +184,16 @@ const NOTHING_RAN = {
 	truncated: false,
 } as const;
 
+const NOT_STARTED = {
+	exit_code: null,
+	signal: null,
+	timed_out: false,
+	cancelled: false,
+	duration_ms: 0,
+	output_bytes: 0,
+	truncated: false,
+} as const;
+
 type Patch = { sha256: string; strip: number; number: number };
 
 /**
@@ -184,6 +203,7 @@ type Patch = { sha256: string; strip: number; number: number };
 function begin(
 	a: Args<"test.run">,
 	argv: string[],
+	sandbox: RunSandbox,
 	env: Env,
 ): Promise<{ earlier: object } | { earlier?: undefined; test_run: TestRunRecord; patch: Patch | undefined }> {
 	return env.rt.store.withTransaction("write", async (tx) => {
@@ -215,6 +235,8 @@ function begin(
 				argv,
 				patch_revision: patch?.number ?? null,
 				workdir: proposal ? "proposal" : "project",
+				sandbox: sandbox.sandbox,
+				sandbox_reason: sandbox.sandbox_reason,
 				requested_by: actorId(env.ctx),
 				idempotency_key: a.idempotency_key,
 				started_at: now,
@@ -232,6 +254,7 @@ function begin(
 					proposal_id: test_run.proposal_id,
 					patch_revision: test_run.patch_revision,
 					workdir: test_run.workdir,
+					sandbox: test_run.sandbox,
 				},
 			},
 			now,
@@ -250,6 +273,7 @@ async function execute(
 	argv: string[],
 	patch: Patch | undefined,
 	timeoutSeconds: number,
+	sandbox: RunSandbox,
 	{ rt, ctx }: Env,
 ): Promise<ProcessResult> {
 	// The copy is taken under the repository lock: never a half-applied tree.
@@ -272,12 +296,27 @@ async function execute(
 	};
 	const heartbeat = setInterval(report, PROGRESS_EVERY_MS);
 	let recorded: Promise<void> | undefined;
+	const dir = workdir?.dir ?? rt.root;
+	const command = wrapCommand(
+		sandbox,
+		argv,
+		// The run's id marks its processes: the sweep after a crash knows them by it.
+		{ ...testEnv(rt.config.tests.env_allowlist), [RUN_ID_VARIABLE]: testRun.id },
+		{ dir, project: !workdir, dependencies: workdir?.dependencies ?? [] },
+		rt.config.tests.network,
+	);
+	const problem =
+		sandbox.sandbox === "bwrap" ? cannotStart(argv[0] as string, dir, command.env.PATH) : undefined;
+	if (problem) {
+		workdir?.remove();
+		clearInterval(heartbeat);
+		return { ...NOT_STARTED, error: problem, output: new Uint8Array() };
+	}
 	try {
-		return await runProcess({
-			argv,
-			cwd: workdir?.dir ?? rt.root,
-			// The run's id marks its processes: the sweep after a crash knows them by it.
-			env: { ...testEnv(rt.config.tests.env_allowlist), [RUN_ID_VARIABLE]: testRun.id },
+		const r = await runProcess({
+			argv: command.argv,
+			cwd: dir,
+			env: command.env,
 			onStart: (group) => {
 				recorded = rt.store.withTransaction("write", (tx) => tx.testRuns.setProcessGroup(testRun.id, group));
 			},
@@ -289,6 +328,8 @@ async function execute(
 				if (performance.now() - lastReport >= PROGRESS_EVERY_MS) report();
 			},
 		});
+		const signal = sandbox.sandbox === "bwrap" ? signalOfExit(r.exit_code) : undefined;
+		return signal ? { ...r, exit_code: null, signal } : r;
 	} finally {
 		clearInterval(heartbeat);
 		await recorded;

@@ -1,0 +1,96 @@
+// Which sandbox a test run gets (tests.sandbox), and its command wrapped in it. The probe runs once
+// per process: the owner runs it at start and logs the choice; a run records what it had.
+import { accessSync, constants as fs } from "node:fs";
+import { constants } from "node:os";
+import { isAbsolute, join } from "node:path";
+import type { Config } from "../config/defaults.ts";
+import { failedPrecondition } from "../errors.ts";
+import { bwrapArgv, sandboxHere } from "../sandbox/index.ts";
+
+export type RunSandbox =
+	| { sandbox: "bwrap"; sandbox_reason: null; bwrap: string }
+	| { sandbox: "none"; sandbox_reason: string };
+
+/** The sandbox a run gets under this config; `required` without a working bwrap is refused (records nothing). */
+export function chooseSandbox(tests: Config["tests"]): RunSandbox {
+	if (tests.sandbox === "off") return { sandbox: "none", sandbox_reason: "tests.sandbox is off" };
+	const here = sandboxHere();
+	if (here.kind === "bwrap") return { sandbox: "bwrap", sandbox_reason: null, bwrap: here.bwrap };
+	if (tests.sandbox === "required") {
+		throw failedPrecondition(`tests.sandbox is required, but ${here.reason}`, {
+			sandbox: "none",
+			reason: here.reason,
+		});
+	}
+	return { sandbox: "none", sandbox_reason: here.reason };
+}
+
+/** One line for the owner's log: the sandbox test runs will have, and why. */
+export function describeSandbox(tests: Config["tests"]): string {
+	if (tests.sandbox === "off") return "roundtable: test runs are not sandboxed: tests.sandbox is off";
+	const here = sandboxHere();
+	if (here.kind === "bwrap") {
+		return `roundtable: test runs are sandboxed with bubblewrap (${here.reason}; network ${tests.network ? "on" : "off"})`;
+	}
+	return tests.sandbox === "required"
+		? `roundtable: test runs will be refused: tests.sandbox is required, but ${here.reason}`
+		: `roundtable: test runs are not sandboxed: ${here.reason}`;
+}
+
+export interface RunPlace {
+	dir: string;
+	/** The project root itself (its .git and .roundtable are there), not a scratch copy. */
+	project: boolean;
+	/** Hard-linked dependency folders in a scratch copy: read-only, so no shared inode changes. */
+	dependencies: string[];
+}
+
+/** argv and env as they run: unchanged without a sandbox, wrapped in bwrap with one. */
+export function wrapCommand(
+	choice: RunSandbox,
+	argv: string[],
+	env: Record<string, string>,
+	place: RunPlace,
+	network: boolean,
+): { argv: string[]; env: Record<string, string> } {
+	if (choice.sandbox === "none") return { argv, env };
+	const wrapped = bwrapArgv(choice.bwrap, {
+		argv,
+		writable: place.dir,
+		readOnly: place.project ? [`${place.dir}/.git`] : place.dependencies,
+		hidden: place.project ? [`${place.dir}/.roundtable`] : [],
+		network,
+		home: env.HOME ?? process.env.HOME,
+		path: env.PATH,
+	});
+	// The host's TMPDIR is out of reach inside: temporary files go to the private /tmp.
+	return { argv: wrapped, env: { ...env, TMPDIR: "/tmp" } };
+}
+
+/**
+ * Why the program cannot start, as Bun.spawn would say unsandboxed — bwrap itself would start and
+ * report it as exit 1 — or undefined.
+ */
+export function cannotStart(program: string, cwd: string, path: string | undefined): string | undefined {
+	const candidates = program.includes("/")
+		? [isAbsolute(program) ? program : join(cwd, program)]
+		: (path ?? "").split(":").map((d) => join(d || ".", program));
+	let denied = false;
+	for (const file of candidates) {
+		try {
+			accessSync(file, fs.X_OK);
+			return undefined;
+		} catch (err) {
+			if ((err as NodeJS.ErrnoException).code === "EACCES") denied = true;
+		}
+	}
+	const why = denied ? "EACCES: permission denied" : "ENOENT: no such file or directory";
+	return `cannot start ${program}: ${why}`;
+}
+
+const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
+
+/** bwrap exits 128+N when its command is killed by signal N: the signal, or undefined. */
+export function signalOfExit(code: number | null): string | undefined {
+	return code !== null && code > 128 ? SIGNALS.get(code - 128) : undefined;
+}

@@ -49,6 +49,7 @@ describe("parsing", () => {
 			security_veto_blocks: false,
 			security_approval_required: false,
 			rollback_plan_required: false,
+			tests_sandbox_required: false,
 		});
 		expect(policy.consensus.dependency_change?.tests_required).toBe(true);
 		expect(policy.consensus.migration?.tests_required).toBe(true);
@@ -280,13 +281,15 @@ function input(over: Partial<EvaluationInput> = {}): EvaluationInput {
 		author: "implementer-1",
 		revision: 3,
 		votes: [],
-		tests_passed: false,
+		passes: [],
 		rollback_notes: null,
 		human: null,
 		security: null,
 		...over,
 	};
 }
+/** A passing run of the current revision; sandboxed unless said. */
+const pass = (id = "TR-1", command = "bun test", sandboxed = true) => ({ id, command, sandboxed });
 const twoApprovals = [vote("reviewer-1", "Reviewer"), vote("reviewer-2", "Reviewer")];
 const policy = defaultPolicy();
 const gate = (e: ReturnType<typeof evaluate>, name: string) => {
@@ -525,7 +528,7 @@ describe("votes and quorum", () => {
 
 describe("roles", () => {
 	test("each required role needs an approving vote from someone else with that role (any case)", () => {
-		const deps = { touched: ["package.json"], tests_passed: true, security: { status: "approved" as const } };
+		const deps = { touched: ["package.json"], passes: [pass()], security: { status: "approved" as const } };
 		const e = evaluate(
 			policy,
 			input({
@@ -575,12 +578,68 @@ describe("gates", () => {
 		expect(gate(both, "tests").reason).toBe(
 			"no passing test run for the current revision (required by the dependency_change, migration profiles)",
 		);
-		expect(gate(evaluate(policy, input({ touched: ["go.mod"], tests_passed: true })), "tests").ok).toBe(true);
+		expect(gate(evaluate(policy, input({ touched: ["go.mod"], passes: [pass()] })), "tests").ok).toBe(true);
 		expect(gate(evaluate(policy, input()), "tests")).toEqual({
 			gate: "tests",
 			ok: true,
 			reason: "not required",
 		});
+	});
+
+	test("tests: the reason names the pass it counted and whether it was sandboxed", () => {
+		const go = (passes: ReturnType<typeof pass>[]) =>
+			gate(evaluate(policy, input({ touched: ["go.mod"], passes })), "tests");
+		expect(go([pass("TR-4", "go test", false), pass("TR-2")]).reason).toBe(
+			"a passing test run for revision 3 (TR-4, unsandboxed)",
+		);
+		const expected = input({
+			expected_tests: ["bun test", "go test"],
+			passes: [pass("TR-5"), pass("TR-3", "go test", false)],
+		});
+		expect(gate(evaluate(policy, expected), "tests")).toEqual({
+			gate: "tests",
+			ok: true,
+			reason: "every expected test passed on revision 3 (TR-5, sandboxed; TR-3, unsandboxed)",
+		});
+	});
+
+	test("tests_sandbox_required: only a sandboxed pass counts, and a pass is required", () => {
+		const strict = parsePolicy(doc("consensus:", "  default:", "    tests_sandbox_required: true"));
+		expect(strict.consensus.default?.tests_sandbox_required).toBe(true);
+		expect(defaultPolicy().consensus.default?.tests_sandbox_required).toBe(false); // off by default
+		const e = evaluate(strict, input());
+		expect([e.tests_required, e.tests_sandbox_required]).toEqual([true, true]);
+		expect(gate(e, "tests").reason).toBe(
+			"no passing test run for revision 3 (required by the default profile)",
+		);
+		const unsandboxed = evaluate(strict, input({ passes: [pass("TR-1", "bun test", false)] }));
+		expect(gate(unsandboxed, "tests")).toEqual({
+			gate: "tests",
+			ok: false,
+			reason:
+				"no passing test run for revision 3 (required by the default profile; 1 unsandboxed pass not counted: the default profile requires the sandbox)",
+		});
+		const sandboxed = evaluate(strict, input({ passes: [pass("TR-2", "bun test", false), pass("TR-1")] }));
+		expect(gate(sandboxed, "tests")).toMatchObject({
+			ok: true,
+			reason: "a passing test run for revision 3 (TR-1, sandboxed)",
+		});
+		// The proposal's expected tests need a sandboxed pass each, too.
+		const expected = evaluate(
+			strict,
+			input({ expected_tests: ["go test"], passes: [pass("TR-3", "go test", false)] }),
+		);
+		expect(gate(expected, "tests").ok).toBe(false);
+		expect(gate(expected, "tests").reason).toContain(
+			"expected test without a passing run on revision 3: go test",
+		);
+		// Without the flag the same unsandboxed pass counts: the check above can fail.
+		expect(
+			gate(
+				evaluate(policy, input({ expected_tests: ["go test"], passes: [pass("TR-3", "go test", false)] })),
+				"tests",
+			).ok,
+		).toBe(true);
 	});
 
 	test("rollback plan: required by migration, satisfied by non-blank notes", () => {
@@ -764,13 +823,13 @@ describe("gates", () => {
 		const full = input({
 			touched: ["db/migrations/3.sql"],
 			votes: [vote("a-1", "Architect"), vote("s-1", "Security"), vote("t-1", "Tester")],
-			tests_passed: true,
+			passes: [pass()],
 			rollback_notes: "run 3.down.sql",
 			human: { status: "approved", override_policy: false },
 			security: { status: "approved" },
 		});
 		expect(evaluate(policy, full).approvable).toBe(true);
-		const failing = evaluate(policy, { ...full, tests_passed: false, rollback_notes: null });
+		const failing = evaluate(policy, { ...full, passes: [], rollback_notes: null });
 		expect(failing.gates.filter((g) => !g.ok).map((g) => g.gate)).toEqual(["tests", "rollback_plan"]);
 		expect(failing.summary).toBe("no passing test run for revision 3 (required by the migration profile)");
 	});

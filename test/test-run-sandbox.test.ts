@@ -2,10 +2,11 @@
 // what ordinary test runners still do inside, and the record of which sandbox each run had. The
 // unsandboxed path (tests.sandbox off) is run beside it, to show each check can fail.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { TestRunRecord } from "../src/registry/records.ts";
 import { probeSandbox } from "../src/sandbox/index.ts";
-import { commitAll, removeTempDirs, tempDir, write } from "./helpers.ts";
+import { commitAll, removeTempDirs, runCli, tempDir, write } from "./helpers.ts";
 import { eventsOf, expectNothingRecorded, project, propose, run, withEnv } from "./test-run-helpers.ts";
 
 const here = probeSandbox();
@@ -90,6 +91,37 @@ sandboxed("test.run in bubblewrap", () => {
 		expect(readFileSync(join(p.root, "node_modules/dep/index.js"), "utf8")).toBe("original\n");
 	});
 
+	test("patch.validate names each pass's sandbox; tests_sandbox_required counts only a sandboxed one", async () => {
+		const strict = "\n```yaml\nconsensus:\n  default:\n    tests_sandbox_required: true\n```\n";
+		const testsGate = async (sandbox: "auto" | "off") => {
+			const p = await project({ allow: ["./t.sh"], scripts: { "t.sh": "cat greeting.txt" }, sandbox });
+			commitAll(p.root, { "greeting.txt": "hello\n" });
+			appendFileSync(join(p.root, "POLICIES.ROUNDTABLE.md"), strict);
+			const proposal = await propose(p, "greeting.txt", "hello, patched\n");
+			const { test_run } = await run(p, { command: "./t.sh", proposal_id: proposal.id });
+			expect(test_run.status).toBe("passed");
+			const report = (await p.call("patch.validate", { proposal_id: proposal.id })) as {
+				gates: { gate: string; ok: boolean; reason: string }[];
+				policy: { tests_sandbox_required: boolean };
+			};
+			expect(report.policy.tests_sandbox_required).toBe(true);
+			return { id: test_run.id, gate: report.gates.find((g) => g.gate === "tests") };
+		};
+		const sandboxed = await testsGate("auto");
+		expect(sandboxed.gate).toEqual({
+			gate: "tests",
+			ok: true,
+			reason: `a passing test run for revision 1 (${sandboxed.id}, sandboxed)`,
+		});
+		const plain = await testsGate("off");
+		expect(plain.gate).toEqual({
+			gate: "tests",
+			ok: false,
+			reason:
+				"no passing test run for revision 1 (required by the default profile; 1 unsandboxed pass not counted: the default profile requires the sandbox)",
+		});
+	});
+
 	test("a timeout kills the whole tree inside the sandbox", async () => {
 		const body = "(while :; do echo beat >> beats; sleep 0.1; done) &\necho started\nsleep 30";
 		const p = await project({ allow: ["./t.sh"], scripts: { "t.sh": body }, timeout: 20 });
@@ -106,15 +138,42 @@ sandboxed("test.run in bubblewrap", () => {
 	});
 });
 
-test.skipIf(here.kind === "bwrap")(
-	"tests.sandbox required without a working bwrap is failed_precondition",
-	async () => {
-		const p = await project({ allow: ["./t.sh"], scripts: { "t.sh": "echo ok" }, sandbox: "required" });
-		const err = await p.fail("test.run", { command: "./t.sh" });
-		expect(err.code).toBe("failed_precondition");
+describe("where bubblewrap is unusable (a bwrap on PATH that fails, in a CLI process of its own)", () => {
+	// The probe runs once per process, so each case is a fresh `mcp call --direct` with that PATH.
+	const fakeBin = tempDir("rt-fake-bwrap-");
+	write(fakeBin, "bwrap", "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n");
+	chmodSync(join(fakeBin, "bwrap"), 0o755);
+	const why = "bubblewrap is unusable here: bwrap: No permissions to create new namespace";
+	const callTestRun = (root: string) =>
+		runCli(
+			["mcp", "call", "--direct", "--tool", "test.run", "--args", '{"command":"./t.sh"}', "--root", root],
+			{
+				env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH}` },
+			},
+		);
+
+	test("tests.sandbox required refuses the run with failed_precondition, recording nothing", async () => {
+		const p = await project({ allow: ["./t.sh"], scripts: { "t.sh": "touch ran" }, sandbox: "required" });
+		const r = await callTestRun(p.root);
+		expect(r.code).toBe(1);
+		const { error } = JSON.parse(r.stderr) as { error: { code: string; message: string } };
+		expect(error).toMatchObject({
+			code: "failed_precondition",
+			message: `tests.sandbox is required, but ${why}`,
+		});
+		expect(existsSync(join(p.root, "ran"))).toBe(false);
 		await expectNothingRecorded(p);
-	},
-);
+	});
+
+	test("tests.sandbox auto runs unsandboxed and records why", async () => {
+		const p = await project({ allow: ["./t.sh"], scripts: { "t.sh": "touch ran" } });
+		const r = await callTestRun(p.root);
+		expect(r.code).toBe(0);
+		const { test_run } = JSON.parse(r.stdout) as { test_run: TestRunRecord };
+		expect(test_run).toMatchObject({ status: "passed", sandbox: "none", sandbox_reason: why });
+		expect(existsSync(join(p.root, "ran"))).toBe(true);
+	});
+});
 
 describe("ordinary test runners pass in the sandbox (a runner not installed is skipped)", () => {
 	const runners: [string, string, Record<string, string>][] = [
@@ -135,7 +194,7 @@ describe("ordinary test runners pass in the sandbox (a runner not installed is s
 			"go test ./...",
 			"go",
 			{
-				"go.mod": "module example.com/f\n\ngo 1.21\n",
+				"go.mod": "module example.com/f\n\ngo 1.19\n",
 				"f_test.go":
 					'package f\n\nimport "testing"\n\nfunc TestF(t *testing.T) {\n\tif 1+1 != 2 {\n\t\tt.Fatal("math")\n\t}\n}\n',
 			},

@@ -2,7 +2,7 @@
 // each gate says in words what is missing. The author's own vote never counts, and a human
 // approval satisfies the human gate only (with override_policy it may also lift a veto).
 import { detect, isHighRisk } from "./detect.ts";
-import type { Evaluation, EvaluationInput, Gate, Policy, Profile } from "./types.ts";
+import type { Evaluation, EvaluationInput, Gate, Policy, Profile, TestPass } from "./types.ts";
 
 type Vote = EvaluationInput["votes"][number];
 
@@ -51,7 +51,11 @@ export function evaluate(policy: Policy, input: EvaluationInput): Evaluation {
 	const approvedRoles = new Set(approving.map((v) => v.role.toLowerCase()));
 	const missing_roles = required_roles.filter((role) => !approvedRoles.has(role.toLowerCase()));
 
-	const testsBy = setting("tests_required");
+	const sandboxBy = setting("tests_sandbox_required");
+	const testsBy = [...new Set([...setting("tests_required"), ...sandboxBy])];
+	// Where a profile asks for the sandbox, an unsandboxed pass is no pass.
+	const passes = sandboxBy.length > 0 ? input.passes.filter((p) => p.sandboxed) : input.passes;
+	const ignored = input.passes.length - passes.length;
 	const rollbackBy = setting("rollback_plan_required");
 	const humanBy = [
 		...(isHighRisk(input.risk) ? [`risk ${input.risk}`] : []),
@@ -106,17 +110,34 @@ export function evaluate(policy: Policy, input: EvaluationInput): Evaluation {
 	};
 
 	const expected = input.expected_tests ?? [];
+	const ignoredNote =
+		ignored > 0
+			? `${plural(ignored, "unsandboxed pass")} not counted: ${byProfiles(sandboxBy)} require${sandboxBy.length === 1 ? "s" : ""} the sandbox`
+			: "";
+	const where = (p: TestPass) => `${p.id}, ${p.sandboxed ? "sandboxed" : "unsandboxed"}`;
 	const tests = (): [boolean, string] => {
 		if (expected.length > 0) {
 			// The proposal's own expected tests are a promise: each must pass on this revision.
-			const missing = input.tests_missing ?? expected;
-			return missing.length === 0
-				? [true, `every expected test passed on ${revision}`]
-				: [false, `expected test without a passing run on ${revision}: ${missing.join(", ")}`];
+			const newest = expected.map((command) => passes.find((p) => p.command === command));
+			const missing = expected.filter((_, i) => newest[i] === undefined);
+			if (missing.length > 0) {
+				return [
+					false,
+					`expected test without a passing run on ${revision}: ${missing.join(", ")}${ignoredNote && ` (${ignoredNote})`}`,
+				];
+			}
+			return [
+				true,
+				`every expected test passed on ${revision} (${newest.map((p) => where(p as TestPass)).join("; ")})`,
+			];
 		}
 		if (testsBy.length === 0) return [true, "not required"];
-		if (input.tests_passed) return [true, `a passing test run for ${revision}`];
-		return [false, `no passing test run for ${revision} (required by ${byProfiles(testsBy)})`];
+		const pass = passes[0];
+		if (pass) return [true, `a passing test run for ${revision} (${where(pass)})`];
+		return [
+			false,
+			`no passing test run for ${revision} (required by ${byProfiles(testsBy)}${ignoredNote && `; ${ignoredNote}`})`,
+		];
 	};
 
 	const rollback = (): [boolean, string] => {
@@ -183,6 +204,7 @@ export function evaluate(policy: Policy, input: EvaluationInput): Evaluation {
 		required_roles,
 		missing_roles,
 		tests_required: testsBy.length > 0 || expected.length > 0,
+		tests_sandbox_required: sandboxBy.length > 0,
 		rollback_plan_required: rollbackBy.length > 0,
 		human_approval_required: humanBy.length > 0,
 		security_review_required: securityBy.length > 0,

@@ -25,6 +25,7 @@ const PROFILE_SHAPE: Record<keyof Profile, Leaf> = {
 	security_veto_blocks: "flag",
 	security_approval_required: "flag",
 	rollback_plan_required: "flag",
+	tests_sandbox_required: "flag",
 };
 
 const SHAPE: Shape = {
@@ -168,6 +169,7 @@ const BLANK_PROFILE: Profile = {
 	security_veto_blocks: false,
 	security_approval_required: false,
 	rollback_plan_required: false,
+	tests_sandbox_required: false,
 };
 
 /** Fills the fields a merged tree leaves out; a null quorum means "this profile sets none". */

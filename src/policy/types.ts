@@ -12,6 +12,8 @@ export interface Profile {
 	security_veto_blocks: boolean;
 	security_approval_required: boolean;
 	rollback_plan_required: boolean;
+	/** Only a run in the sandbox counts as a pass (and a pass is required, as tests_required does). */
+	tests_sandbox_required: boolean;
 }
 
 export interface Policy {
@@ -43,17 +45,22 @@ export interface EvaluationInput {
 	revision?: number;
 	/** Votes on the current revision, one per agent, with the voter's role. */
 	votes: { agent_id: string; role: string; vote: VoteValue }[];
-	/** A passing test run is bound to the current revision. */
-	tests_passed: boolean;
+	/** The passing test runs of the current revision, newest first. */
+	passes: TestPass[];
 	/** Test commands the proposal says should pass; each needs a passing run on the current revision. */
 	expected_tests?: string[];
-	/** The expected tests without such a run. */
-	tests_missing?: string[];
 	rollback_notes: string | null;
 	/** The latest decided human approval for the current revision, if any. */
 	human: { status: "approved" | "rejected"; override_policy: boolean } | null;
 	/** The latest security review for the current revision, if any. */
 	security: { status: ReviewStatus } | null;
+}
+
+export interface TestPass {
+	id: string;
+	command: string;
+	/** The run had the sandbox (bubblewrap), not `none`. */
+	sandboxed: boolean;
 }
 
 export interface Gate {
@@ -77,6 +84,7 @@ export interface Evaluation {
 	required_roles: string[];
 	missing_roles: string[];
 	tests_required: boolean;
+	tests_sandbox_required: boolean;
 	rollback_plan_required: boolean;
 	human_approval_required: boolean;
 	security_review_required: boolean;

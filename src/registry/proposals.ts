@@ -30,6 +30,7 @@ const evaluationRecord = type({
 	required_roles: "string[]",
 	missing_roles: "string[]",
 	tests_required: "boolean",
+	tests_sandbox_required: "boolean",
 	rollback_plan_required: "boolean",
 	human_approval_required: "boolean",
 	security_review_required: "boolean",

@@ -144,14 +144,18 @@ export const testRunQueries = (c: Conn) => ({
 	},
 
 	/** The commands that passed on this patch revision of the proposal. */
-	async passedCommands(proposalId: string, patchRevision: number): Promise<string[]> {
+	/** The passing runs of a proposal's revision, newest first, with the sandbox each had. */
+	async passes(
+		proposalId: string,
+		patchRevision: number,
+	): Promise<{ id: string; command: string; sandboxed: boolean }[]> {
 		return c
-			.all<{ command: string }>(
-				"SELECT DISTINCT command FROM test_runs WHERE proposal_id = ? AND patch_revision = ? AND status = 'passed'",
+			.all<{ id: string; command: string; sandbox: "bwrap" | "none" }>(
+				"SELECT id, command, sandbox FROM test_runs WHERE proposal_id = ? AND patch_revision = ? AND status = 'passed' ORDER BY created_at DESC, id DESC",
 				proposalId,
 				patchRevision,
 			)
-			.map((r) => r.command);
+			.map((r) => ({ id: r.id, command: r.command, sandboxed: r.sandbox === "bwrap" }));
 	},
 });
 

@@ -27,8 +27,7 @@ export interface Evidence {
 	claims: ClaimRecord[];
 	patch: { sha256: string; strip: number; number: number };
 	votes: EvaluationInput["votes"];
-	tests_passed: boolean;
-	tests_missing: string[];
+	passes: EvaluationInput["passes"];
 	human: EvaluationInput["human"];
 	security: EvaluationInput["security"];
 }
@@ -48,7 +47,7 @@ export async function gatherEvidence(tx: Tx, proposalId: string, now: string): P
 	const votes = (await tx.votes.list(proposal.id))
 		.filter((v) => v.patch_revision === proposal.patch_revision)
 		.map((v) => ({ agent_id: v.agent_id, role: roles.get(v.agent_id) ?? "", vote: v.vote as Vote }));
-	const passed = new Set(await tx.testRuns.passedCommands(proposal.id, proposal.patch_revision));
+	const passes = await tx.testRuns.passes(proposal.id, proposal.patch_revision);
 	const decision = await tx.approvals.latestDecision(proposal.id, proposal.patch_revision);
 	const review = await tx.reviews.latest(proposal.id, proposal.patch_revision);
 	return {
@@ -58,8 +57,7 @@ export async function gatherEvidence(tx: Tx, proposalId: string, now: string): P
 		claims,
 		patch,
 		votes,
-		tests_passed: passed.size > 0,
-		tests_missing: proposal.expected_tests.filter((command) => !passed.has(command)),
+		passes,
 		human:
 			decision && decision.status !== "requested"
 				? { status: decision.status, override_policy: decision.override_policy }
@@ -76,9 +74,8 @@ export function evaluationInput(e: Evidence, parsed: ParsedPatch | undefined): E
 		added: parsed ? addedLines(parsed) : [],
 		author: e.proposal.agent_id,
 		votes: e.votes,
-		tests_passed: e.tests_passed,
+		passes: e.passes,
 		expected_tests: e.proposal.expected_tests,
-		tests_missing: e.tests_missing,
 		rollback_notes: e.proposal.rollback_notes,
 		human: e.human,
 		security: e.security,

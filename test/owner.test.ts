@@ -2,12 +2,22 @@
 // /healthz, the lock (a second owner fails; the kernel frees it after SIGKILL), clean shutdown on
 // SIGTERM/SIGINT with a drain of calls in flight, `mcp serve`, and the non-loopback refusal.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { probeSandbox } from "../src/sandbox/index.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
 import { VERSION } from "../src/version.ts";
-import { MAIN, makeProject, type Project, RFC3339_MS_UTC, readyLine, runCli } from "./helpers.ts";
+import {
+	MAIN,
+	makeProject,
+	type Project,
+	RFC3339_MS_UTC,
+	readyLine,
+	runCli,
+	tempDir,
+	write,
+} from "./helpers.ts";
 
 const LOOPBACK_ANY_PORT = "mcp:\n  http_address: 127.0.0.1:0\n";
 
@@ -287,6 +297,36 @@ describe("roundtable start", () => {
 		expect(readOwnerJson(root).pid).toBe(serve.proc.pid);
 		expect((await stop(serve, "SIGTERM")).code).toBe(0);
 		expectCleanedUp(root);
+	}, 30_000);
+});
+
+describe("the sandbox an owner gives test runs", () => {
+	const sandboxLines = (stderr: string) => stderr.split("\n").filter((l) => l.includes("test runs "));
+
+	test("start says once which sandbox test runs get, and why", async () => {
+		const p = await makeProject({ config: LOOPBACK_ANY_PORT });
+		const owner = await startOwner(p.root);
+		const lines = sandboxLines((await stop(owner, "SIGTERM")).stderr);
+		const here = probeSandbox();
+		expect(lines).toEqual([
+			here.kind === "bwrap"
+				? `roundtable: test runs are sandboxed with bubblewrap (${here.reason}; network off)`
+				: `roundtable: test runs are not sandboxed: ${here.reason}`,
+		]);
+	}, 30_000);
+
+	test("with tests.sandbox required and an unusable bwrap, it says runs will be refused", async () => {
+		const p = await makeProject({ config: `${LOOPBACK_ANY_PORT}tests:\n  sandbox: required\n` });
+		const fakeBin = tempDir("rt-fake-bwrap-");
+		write(fakeBin, "bwrap", "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n");
+		chmodSync(join(fakeBin, "bwrap"), 0o755);
+		const owner = await startOwner(p.root, ["start"], [], {
+			...process.env,
+			PATH: `${fakeBin}:${process.env.PATH}`,
+		});
+		expect(sandboxLines((await stop(owner, "SIGTERM")).stderr)).toEqual([
+			"roundtable: test runs will be refused: tests.sandbox is required, but bubblewrap is unusable here: bwrap: setting up uid map: Permission denied",
+		]);
 	}, 30_000);
 });
 

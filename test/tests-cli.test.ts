@@ -2,6 +2,7 @@
 // test.run recorded in the same project (a real SQLite file, real scripts).
 import { describe, expect, test } from "bun:test";
 import type { TestRunRecord } from "../src/registry/records.ts";
+import { probeSandbox } from "../src/sandbox/index.ts";
 import { readRunSnapshot, renderRunView } from "../src/tui/run-view.ts";
 import { runCli } from "./helpers.ts";
 import { project, run } from "./test-run-helpers.ts";
@@ -18,6 +19,10 @@ const p = await project({
 const passed = (await run(p, { command: "./ok.sh 'an arg'" })).test_run;
 const failed = (await run(p, { command: "./fail.sh" })).test_run;
 const big = (await run(p, { command: "./big.sh" })).test_run;
+const sandbox = probeSandbox().kind === "bwrap" ? "sandboxed" : "unsandboxed";
+// A run with the sandbox off, beside them: the line says so, and why.
+const off = await project({ allow: ["./ok.sh"], scripts: { "ok.sh": "echo fine" }, sandbox: "off" });
+const plain = (await run(off, { command: "./ok.sh" })).test_run;
 
 const cli = (...args: string[]) => runCli([...args, "--root", p.root]);
 
@@ -27,8 +32,12 @@ describe("tests list", () => {
 		expect(r.code).toBe(0);
 		const lines = r.stdout.trimEnd().split("\n");
 		expect(lines.map((l) => l.split(" ")[0])).toEqual([big.id, failed.id, passed.id]);
-		expect(lines[1]).toMatch(new RegExp(`^${failed.id} failed exit 3 \\d+\\.\\ds project \\./fail\\.sh$`));
-		expect(lines[2]).toEndWith(" project ./ok.sh 'an arg'");
+		expect(lines[1]).toMatch(
+			new RegExp(`^${failed.id} failed exit 3 \\d+\\.\\ds project ${sandbox} \\./fail\\.sh$`),
+		);
+		expect(lines[2]).toEndWith(` project ${sandbox} ./ok.sh 'an arg'`);
+		const offLine = await runCli(["tests", "--root", off.root]);
+		expect(offLine.stdout).toEndWith(" project unsandboxed ./ok.sh\n");
 		expect((await cli("tests")).stdout).toBe(r.stdout);
 	});
 
@@ -67,10 +76,14 @@ describe("tests show", () => {
 	test("the run's line, then its whole log, however many pages it takes", async () => {
 		const r = await cli("tests", "show", big.id);
 		expect(r.code).toBe(0);
-		expect(r.stdout).toBe(`${r.stdout.split("\n")[0]}\n\n${bigOutput}`);
+		const [head, second] = r.stdout.split("\n");
+		expect(second).toBe(sandbox === "sandboxed" ? "sandbox: bwrap" : `sandbox: none (${big.sandbox_reason})`);
+		expect(r.stdout).toBe(`${head}\n${second}\n\n${bigOutput}`);
 		expect(r.stdout.split("\n")[0]).toStartWith(`${big.id} passed exit 0 `);
 		const failing = await cli("tests", "show", failed.id);
 		expect(failing.stdout).toEndWith("\n\nbroken\n");
+		const none = await runCli(["tests", "show", plain.id, "--root", off.root]);
+		expect(none.stdout.split("\n")[1]).toBe("sandbox: none (tests.sandbox is off)");
 	});
 
 	test("--json gives the record and the log", async () => {

@@ -251,7 +251,7 @@ function testsCommands(): Command[] {
 	const load = loader(() => import("./tests.ts"));
 	const list = {
 		summary:
-			"List the recorded test runs, newest first, one `<id> <status> <exit code or signal> <duration> <proposal@revision or project> <command>` line each. Subcommand: tests show.",
+			"List the recorded test runs, newest first, one `<id> <status> <exit code or signal> <duration> <proposal@revision or project> <sandboxed|unsandboxed> <command>` line each. Subcommand: tests show.",
 		flags: {
 			proposal: { kind: "string", value: "ID", help: "only this proposal's" },
 			status: { kind: "string", value: "S", help: "only this status (passed, failed, timed_out, …)" },
@@ -267,7 +267,8 @@ function testsCommands(): Command[] {
 		{
 			name: "tests show",
 			usage: "roundtable tests show ID [--json]",
-			summary: "A test run's line and its whole log (runs are made with the test.run tool).",
+			summary:
+				"A test run's line, its sandbox (and why it had none), then its whole log (runs are made with the test.run tool).",
 			flags: { "test-run": { kind: "string", value: "ID", help: "the run (TR-…)" }, json },
 			positional: "test-run",
 			load: load("show"),

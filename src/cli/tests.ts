@@ -11,7 +11,7 @@ import { withRuntime } from "./runtime.ts";
 
 const seconds = (ms: number | null) => (ms === null ? "-" : `${(ms / 1000).toFixed(1)}s`);
 
-/** `<id> <status> <exit code or signal> <duration> <proposal>@r<revision> <command>` */
+/** `<id> <status> <exit code or signal> <duration> <proposal>@r<revision> <sandboxed|unsandboxed> <command>` */
 const line = (r: TestRunRecord) =>
 	[
 		r.id,
@@ -19,8 +19,13 @@ const line = (r: TestRunRecord) =>
 		r.signal ?? (r.exit_code === null ? "-" : `exit ${r.exit_code}`),
 		seconds(r.duration_ms),
 		r.proposal_id === null ? "project" : `${r.proposal_id}@r${r.patch_revision}`,
+		r.sandbox === "bwrap" ? "sandboxed" : "unsandboxed",
 		r.command,
 	].join(" ");
+
+/** `sandbox: bwrap`, or `sandbox: none (why)`. */
+const sandboxLine = (r: TestRunRecord) =>
+	r.sandbox === "bwrap" ? "sandbox: bwrap" : `sandbox: none (${r.sandbox_reason ?? "no reason recorded"})`;
 
 function statusFlag(flags: Flags): TestRunStatus | undefined {
 	const status = flags.status;
@@ -67,7 +72,9 @@ export const show: CommandRun = {
 			} while (page.next_offset !== null);
 			const log = parts.join("");
 			if (flags.json) return print(flags, { test_run: page.test_run, log }, []);
-			process.stdout.write(`${line(page.test_run)}\n\n${log}${log.endsWith("\n") || log === "" ? "" : "\n"}`);
+			process.stdout.write(
+				`${line(page.test_run)}\n${sandboxLine(page.test_run)}\n\n${log}${log.endsWith("\n") || log === "" ? "" : "\n"}`,
+			);
 			return 0;
 		});
 	},

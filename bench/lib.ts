@@ -35,3 +35,16 @@ export const percentile = (sorted: number[], p: number) =>
 
 export const fmt = (n: number, digits = 0) =>
 	n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** The first line a child writes (an owner's ready line), trimmed; the stream stays open. */
+export async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+	const reader = stream.getReader();
+	let text = "";
+	while (!text.includes("\n")) {
+		const { value, done } = await reader.read();
+		if (done) break;
+		text += new TextDecoder().decode(value);
+	}
+	reader.releaseLock();
+	return text.trim();
+}

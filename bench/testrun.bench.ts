@@ -1,49 +1,98 @@
-// What test.run adds to running a command: the same trivial command spawned directly (both pipes
-// read, exit awaited) against test.run in the project root (a row and an event before, the log file
-// and a row and an event after). Median of 20 each. Then test.suggest's own time on a big repository.
+// What test.run adds to running a command, as an agent meets it: test.run through a running owner's
+// socket (a row and an event before, the log file and a row and an event after), with the sandbox
+// off and in bubblewrap, beside two floors: the same trivial command spawned directly (both pipes
+// read, exit awaited) and spawned in bare bubblewrap with the same mounts. Median of 20 each. Then
+// test.suggest's own time on a big repository, and a proposal's scratch copy.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "../src/config/defaults.ts";
 import { RepoGuard } from "../src/repo/guard.ts";
+import { bwrapArgv, probeSandbox } from "../src/sandbox/index.ts";
 import { suggestTests } from "../src/testing/suggest.ts";
 import { proposalWorkdir } from "../src/testing/workdir.ts";
-import { fmt, freshProject, median } from "./lib.ts";
+import { callSocket } from "../src/transports/socket-client.ts";
+import { fmt, median, readLine } from "./lib.ts";
 
+const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const RUNS = 20;
 const ARGV = ["printf", "ok\\n"];
 
-export async function run(): Promise<void> {
-	const p = await freshProject((root) => {
-		mkdirSync(join(root, ".roundtable"));
-		writeFileSync(join(root, ".roundtable/config.yaml"), "tests:\n  allowed_commands: [printf]\n");
-	});
-
-	const direct: number[] = [];
-	const viaTool: number[] = [];
+async function timed(fn: () => Promise<void>): Promise<number> {
+	const times: number[] = [];
 	for (let i = 0; i < RUNS + 2; i++) {
-		let t = performance.now();
-		const proc = Bun.spawn(ARGV, { cwd: p.rt.root, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-		await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-		const d = performance.now() - t;
-		t = performance.now();
-		const out = (await p.call("test.run", { command: ARGV.join(" ") })) as {
-			test_run: { status: string };
-		};
-		const v = performance.now() - t;
-		if (out.test_run.status !== "passed") throw new Error(`bench run ${out.test_run.status}`);
-		if (i >= 2) {
-			// the first two warm up both paths
-			direct.push(d);
-			viaTool.push(v);
-		}
+		const t = performance.now();
+		await fn();
+		if (i >= 2) times.push(performance.now() - t); // the first two warm up
 	}
-	const a = median(direct);
-	const b = median(viaTool);
+	return median(times);
+}
+
+async function spawned(argv: string[], cwd: string): Promise<void> {
+	const proc = Bun.spawn(argv, { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+	await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+}
+
+/** test.run through the socket of an owner (`roundtable start`) of a project with this tests.sandbox. */
+async function throughOwner(sandbox: "off" | "auto"): Promise<{ ms: number; had: string }> {
+	const root = realpathSync(mkdtempSync(join(tmpdir(), "rt-bench-testrun-")));
+	mkdirSync(join(root, ".roundtable"));
+	writeFileSync(
+		join(root, ".roundtable/config.yaml"),
+		`mcp:\n  http_address: 127.0.0.1:0\ntests:\n  allowed_commands: [printf]\n  sandbox: ${sandbox}\n`,
+	);
+	Bun.spawnSync([process.execPath, MAIN, "init", "--root", root], { stdout: "ignore" });
+	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
+		stdout: "pipe",
+		stderr: "ignore",
+	});
+	const socket = /socket=(\S+)/.exec(await readLine(owner.stdout))?.[1] as string;
+	let had = "";
+	try {
+		const ms = await timed(async () => {
+			const reply = await callSocket(socket, "test.run", { command: ARGV.join(" ") });
+			const run = (reply.result as { test_run?: { status: string; sandbox: string } } | undefined)?.test_run;
+			if (run?.status !== "passed") throw new Error(`bench run: ${JSON.stringify(reply)}`);
+			had = run.sandbox;
+		});
+		return { ms, had };
+	} finally {
+		owner.kill("SIGTERM");
+		await owner.exited;
+		rmSync(root, { recursive: true, force: true });
+	}
+}
+
+export async function run(): Promise<void> {
+	const dir = realpathSync(mkdtempSync(join(tmpdir(), "rt-bench-spawn-")));
+	const row = (label: string, ms: number, floor?: number) =>
+		console.log(
+			`  ${label.padEnd(38)} ${fmt(ms, 2).padStart(7)} ms${floor === undefined ? "" : `   (+${fmt(ms - floor, 2)} ms)`}`,
+		);
 	console.log(`test.run overhead, \`${ARGV.join(" ")}\` (median of ${RUNS}):`);
-	console.log(`  spawned directly      ${fmt(a, 2).padStart(7)} ms`);
-	console.log(`  through test.run      ${fmt(b, 2).padStart(7)} ms   (+${fmt(b - a, 2)} ms)`);
-	p.done();
+	const direct = await timed(() => spawned(ARGV, dir));
+	row("floor: spawned directly", direct);
+	const here = probeSandbox();
+	let bare: number | undefined;
+	if (here.kind === "bwrap") {
+		const argv = bwrapArgv(here.bwrap, {
+			argv: ARGV,
+			writable: dir,
+			network: false,
+			home: process.env.HOME,
+			path: process.env.PATH,
+		});
+		bare = await timed(() => spawned(argv, dir));
+		row("floor: spawned in bare bubblewrap", bare, direct);
+	}
+	const off = await throughOwner("off");
+	row("test.run via the owner, sandbox off", off.ms, direct);
+	if (here.kind === "bwrap") {
+		const on = await throughOwner("auto");
+		if (on.had !== "bwrap") throw new Error(`expected a sandboxed run, had ${on.had}`);
+		row("test.run via the owner, in bubblewrap", on.ms, off.ms);
+	} else console.log(`  (no sandboxed rows: ${here.reason})`);
+	rmSync(dir, { recursive: true, force: true });
 	await suggestBench();
 	await workdirBench();
 }

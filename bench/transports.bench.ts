@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { fmt, percentile } from "./lib.ts";
+import { fmt, percentile, readLine } from "./lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src/main.ts");
@@ -71,18 +71,6 @@ async function mcpSession(url: string) {
 		if (!text.includes('"result"') || text.includes('"isError":true'))
 			throw new Error(`call failed: ${text.slice(0, 200)}`);
 	};
-}
-
-async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-	const reader = stream.getReader();
-	let text = "";
-	while (!text.includes("\n")) {
-		const { value, done } = await reader.read();
-		if (done) break;
-		text += new TextDecoder().decode(value);
-	}
-	reader.releaseLock();
-	return text.trim();
 }
 
 async function coldStarts(project: string): Promise<void> {

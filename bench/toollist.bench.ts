@@ -2,8 +2,7 @@
 // in bytes in all and per tool, against the 32 KiB budget (SPEC §10) and against the registry's
 // full schemas (what the list held before it was made lean: input and output schemas in full).
 import { jsonSchemas, TOOLS } from "../src/registry/index.ts";
-import { startHttp } from "../src/transports/http.ts";
-import { InFlight } from "../src/transports/inflight.ts";
+import { loopbackHttp } from "../test/loopback-http.ts";
 import { servedToolList } from "../test/raw-mcp.ts";
 import { fmt, freshProject } from "./lib.ts";
 
@@ -15,15 +14,7 @@ const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
 export async function run(): Promise<void> {
 	const p = await freshProject();
-	const server = startHttp(p.rt, {
-		address: "127.0.0.1:0",
-		token: undefined,
-		tls: undefined,
-		maxBodyBytes: 1024 * 1024,
-		maxSessions: 4,
-		inflight: new InFlight(),
-		health: async () => "healthy-idle",
-	});
+	const server = loopbackHttp(p.rt, { maxSessions: 4 });
 	const list = (await servedToolList(server.url)) as { tools: Listed[] };
 	await server.close();
 	p.done();

@@ -4,9 +4,9 @@
 // a Host with an invalid port is a 403; event streams are not cut by any of it.
 import { afterEach, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
-import { type HttpServer, startHttp } from "../src/transports/http.ts";
-import { InFlight } from "../src/transports/inflight.ts";
+import type { HttpServer } from "../src/transports/http.ts";
 import { makeProject, until } from "./helpers.ts";
+import { loopbackHttp } from "./loopback-http.ts";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -15,16 +15,11 @@ afterEach(async () => {
 
 async function serve(maxConnections = 8): Promise<{ server: HttpServer; port: number }> {
 	const p = await makeProject();
-	const server = startHttp(p.rt, {
-		address: "127.0.0.1:0",
-		token: undefined,
-		tls: undefined,
+	const server = loopbackHttp(p.rt, {
 		maxBodyBytes: 64 * 1024,
 		maxSessions: 64,
 		maxConnections,
 		readDeadlineMs: 1000,
-		inflight: new InFlight(),
-		health: async () => "healthy-idle",
 	});
 	cleanups.push(() => server.close());
 	return { server, port: Number(new URL(server.url).port) };

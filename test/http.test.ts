@@ -5,9 +5,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { TOOLS } from "../src/registry/index.ts";
-import { type HttpOptions, type HttpServer, startHttp } from "../src/transports/http.ts";
+import type { HttpOptions, HttpServer } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { expectDeclaredOutput, makeProject, type Project, REPO, runCli } from "./helpers.ts";
+import { loopbackHttp } from "./loopback-http.ts";
 
 const PROTOCOL = "2025-11-25";
 const POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -28,16 +29,7 @@ afterEach(async () => {
 async function serve(options: Partial<HttpOptions> = {}, project?: Project): Promise<Served> {
 	const p = project ?? (await makeProject());
 	const inflight = options.inflight ?? new InFlight();
-	const server = startHttp(p.rt, {
-		address: "127.0.0.1:0",
-		token: undefined,
-		tls: undefined,
-		maxBodyBytes: MAX_BODY,
-		maxSessions: 64,
-		health: async () => "healthy-idle",
-		...options,
-		inflight,
-	});
+	const server = loopbackHttp(p.rt, { maxBodyBytes: MAX_BODY, maxSessions: 64, ...options, inflight });
 	cleanups.push(() => server.close());
 	return { p, server, url: server.url, inflight };
 }
@@ -735,15 +727,7 @@ describe("security", () => {
 
 	test("a non-loopback address without TLS and a token refuses to start", async () => {
 		const p = await makeProject();
-		const base: HttpOptions = {
-			address: "0.0.0.0:0",
-			token: undefined,
-			tls: undefined,
-			maxBodyBytes: MAX_BODY,
-			maxSessions: 64,
-			inflight: new InFlight(),
-			health: async () => "healthy-idle",
-		};
+		const base: Partial<HttpOptions> = { address: "0.0.0.0:0" };
 		const token = `tok-${crypto.randomUUID()}`;
 		const tls = { cert: `${REPO}/no-such-cert.pem`, key: `${REPO}/no-such-key.pem` };
 		for (const options of [
@@ -754,7 +738,7 @@ describe("security", () => {
 		]) {
 			let message = "";
 			try {
-				const server = startHttp(p.rt, options);
+				const server = loopbackHttp(p.rt, options);
 				cleanups.push(() => server.close());
 			} catch (err) {
 				message = (err as Error).message;

@@ -12,10 +12,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
 import type { TestRunRecord } from "../src/registry/records.ts";
-import { type HttpServer, startHttp } from "../src/transports/http.ts";
+import type { HttpServer } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { type SocketServer, startSocket } from "../src/transports/socket.ts";
 import { allEvents, MAIN, type Project, REPO, tempDir, until } from "./helpers.ts";
+import { loopbackHttp } from "./loopback-http.ts";
 import { running as alive, result as getResult, project as testProject } from "./test-run-helpers.ts";
 
 // The test command: prints `line N` every INTERVAL seconds, COUNT times, after starting a background
@@ -165,15 +166,7 @@ afterEach(async () => {
 });
 
 function serveHttp(p: Project, inflight = new InFlight()): HttpServer {
-	const server = startHttp(p.rt, {
-		address: "127.0.0.1:0",
-		token: undefined,
-		tls: undefined,
-		maxBodyBytes: 1024 * 1024,
-		maxSessions: 16,
-		inflight,
-		health: async () => "healthy-idle",
-	});
+	const server = loopbackHttp(p.rt, { inflight });
 	cleanups.push(() => server.close());
 	return server;
 }

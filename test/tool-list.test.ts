@@ -6,9 +6,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
 import { publishedTools } from "../src/registry/mcp.ts";
-import { type HttpServer, startHttp } from "../src/transports/http.ts";
-import { InFlight } from "../src/transports/inflight.ts";
+import type { HttpServer } from "../src/transports/http.ts";
 import { expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
+import { loopbackHttp } from "./loopback-http.ts";
 import { servedToolList } from "./raw-mcp.ts";
 
 const BUDGET = 32 * 1024;
@@ -37,15 +37,7 @@ async function rawToolsList(url: string): Promise<{ tools: Listed[] }> {
 const p: Project = await makeProject();
 
 beforeAll(async () => {
-	server = startHttp(p.rt, {
-		address: "127.0.0.1:0",
-		token: undefined,
-		tls: undefined,
-		maxBodyBytes: 1024 * 1024,
-		maxSessions: 8,
-		inflight: new InFlight(),
-		health: async () => "healthy-idle",
-	});
+	server = loopbackHttp(p.rt, { maxSessions: 8 });
 	wire = await rawToolsList(server.url);
 	bytes = Buffer.byteLength(JSON.stringify(wire));
 	client = new Client({ name: "tool-list-test", version: "1.0.0" });

@@ -3,6 +3,7 @@
 // `{"ok":true,"result":{…}}` or `{"ok":false,"error","code","details"?}` line with a stable code,
 // or nothing at all when the first line was blank.
 import type { Socket } from "bun";
+import { ERROR_CODES } from "../../src/errors.ts";
 import {
 	huge,
 	MiB,
@@ -19,20 +20,8 @@ import {
 import type { Context, Driver } from "./run.ts";
 import { pool, sequence, type Tally, timeout } from "./tally.ts";
 
-export const STABLE_CODES = new Set([
-	"invalid_argument",
-	"not_found",
-	"already_exists",
-	"conflict",
-	"failed_precondition",
-	"permission_denied",
-	"unauthenticated",
-	"resource_exhausted",
-	"deadline_exceeded",
-	"cancelled",
-	"internal",
-	"unimplemented",
-]);
+/** Every code an error may carry: the set src/errors.ts defines, nothing else. */
+export const STABLE_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 /** The default frame cap (limits.max_frame_bytes) and connection cap (limits.max_connections). */
 export const FRAME_CAP = 16 * MiB;

@@ -12,6 +12,9 @@ import { ToolError } from "../src/errors.ts";
 import { initProject } from "../src/init/index.ts";
 import { findTool } from "../src/registry/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
+import { type CliResult, type RunOptions, runProcess } from "./subprocess.ts";
+
+export { type CliResult, runProcess };
 
 export const REPO = join(import.meta.dir, "..");
 export const MAIN = join(REPO, "src", "main.ts");
@@ -132,39 +135,9 @@ export function diffOf(root: string, path: string, text: string): string {
 	return patch;
 }
 
-export interface CliResult {
-	code: number;
-	stdout: string;
-	stderr: string;
-}
-
-interface RunOptions {
-	cwd?: string;
-	/** Written to the child's stdin, which is otherwise closed. */
-	stdin?: string;
-	env?: Record<string, string | undefined>;
-}
-
 /** Runs the real CLI (`bun src/main.ts …`) in a subprocess, from the repository unless `cwd` is given. */
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
 	return runProcess([process.execPath, MAIN, ...args], { ...options, cwd: options.cwd ?? REPO });
-}
-
-/** Runs `argv` to its end, its output collected. */
-export async function runProcess(argv: string[], options: RunOptions = {}): Promise<CliResult> {
-	const proc = Bun.spawn(argv, {
-		cwd: options.cwd,
-		env: options.env ?? process.env,
-		stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-	const [stdout, stderr, code] = await Promise.all([
-		new Response(proc.stdout).text(),
-		new Response(proc.stderr).text(),
-		proc.exited,
-	]);
-	return { code, stdout, stderr };
 }
 
 /**

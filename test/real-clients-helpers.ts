@@ -6,6 +6,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import type { Subprocess } from "bun";
+import { bounded, killGroup } from "./subprocess.ts";
+
+export { bounded };
 
 export interface Pinned {
 	pkg: string;
@@ -34,42 +37,6 @@ export type Installed =
 	| { kind: "error"; message: string };
 
 const MARKER = ".roundtable-installed";
-
-/** Runs `argv` with its output collected; kills its process group after `ms`. */
-export async function bounded(
-	argv: string[],
-	options: { cwd?: string; env?: Record<string, string | undefined>; ms: number; stdin?: string },
-): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
-	const proc = Bun.spawn(argv, {
-		cwd: options.cwd,
-		env: options.env ?? process.env,
-		stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
-		stdout: "pipe",
-		stderr: "pipe",
-		// Its own process group, so the children it starts (an MCP server) die with it.
-		detached: true,
-	});
-	let timedOut = false;
-	const timer = setTimeout(() => {
-		timedOut = true;
-		killGroup(proc.pid);
-	}, options.ms);
-	const [stdout, stderr] = await Promise.all([
-		new Response(proc.stdout).text(),
-		new Response(proc.stderr).text(),
-	]);
-	await proc.exited;
-	clearTimeout(timer);
-	killGroup(proc.pid); // whatever it left behind in its group
-	return { code: timedOut ? null : proc.exitCode, stdout, stderr, timedOut };
-}
-
-/** SIGKILLs the process group led by `pid` (one we spawned detached); gone already is fine. */
-export function killGroup(pid: number) {
-	try {
-		process.kill(-pid, "SIGKILL");
-	} catch {}
-}
 
 const tail = (s: string, n = 1500) => (s.length > n ? `…${s.slice(-n)}` : s);
 

@@ -1080,7 +1080,10 @@ describe("policy gates through patch.validate", () => {
 		).toMatchObject([{ outcome: "passed", agent_id: "tester-1", patch_revision: 1, status: "reported" }]);
 		await f.passTests(p);
 		v = await f.validate(p.id);
-		expect(f.gate(v, "tests")).toMatchObject({ ok: true, reason: "a passing test run for revision 1" });
+		expect(f.gate(v, "tests")).toMatchObject({
+			ok: true,
+			reason: "a passing test run for revision 1 (TR-test-2, unsandboxed)",
+		});
 
 		// A README-only change does not need tests.
 		const g = await flow({ "README.md": "one\n" });

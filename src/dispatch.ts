@@ -7,7 +7,8 @@ import { canonicalJson, sha256 } from "./domain/canonical.ts";
 import { nowIso } from "./domain/ids.ts";
 import { clip, didYouMean, quoted, suggestion } from "./domain/suggest.ts";
 import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
-import { findTool, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
+import { isAlive } from "./owner/presence.ts";
+import { type Args, findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
 import type { Runtime } from "./runtime.ts";
 import type { Tx } from "./store/index.ts";
@@ -28,30 +29,64 @@ export interface Env {
 	rt: Runtime;
 	ctx: CallContext;
 	now: string;
-	/**
-	 * Set for a mutating direct handler. It calls `replay` once it holds whatever serializes it (a
-	 * retry with the same key gets the first result), and `remember` inside its final write
-	 * transaction, so the key is stored beside the events that result produced.
-	 */
-	replay?: (tx?: Tx) => Promise<object | undefined>;
-	remember?: (tx: Tx, result: object) => Promise<void>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: each handler declares its own Args<N>; the registry validated them.
-type AnyArgs = any;
+declare const DONE: unique symbol;
+declare const TICKET: unique symbol;
+/** A mutation's result as only its Key makes one: remembered with the key, or the key's first result. */
+export type Done<R> = R & { readonly [DONE]: true };
+/** Proof that the key was claimed: what `remember` asks for. */
+export type Ticket = { readonly [TICKET]: true };
+
+/**
+ * The idempotency key of a mutation that manages its own transactions (patch.apply, test.run). The
+ * types make the handler use it: only `claim` gives the Ticket `remember` needs, and only these two
+ * give the Done result the handler must return.
+ */
+export interface Key<R> {
+	/**
+	 * Call once the handler holds whatever serializes it, in `tx` when given (the check and the
+	 * handler's first write atomic). The first result of this key, to return as it is; or a ticket:
+	 * the key is now held (a retry from any process is a conflict) until `remember` or a failure.
+	 */
+	claim(tx?: Tx): Promise<{ earlier: Done<R> } | { earlier?: undefined; ticket: Ticket }>;
+	/** Inside the handler's final write transaction: the result stored beside the events it produced. */
+	remember(tx: Tx, ticket: Ticket, result: R): Promise<Done<R>>;
+}
 
 /** Runs inside the call's single transaction. */
-export type TxHandler = (tx: Tx, args: AnyArgs, env: Env) => Promise<object>;
+export type TxHandler<N extends ToolName> = (tx: Tx, args: Args<N>, env: Env) => Promise<Result<N>>;
 /** Manages its own short transactions, for tools that wait or run long. */
-export type DirectHandler = (args: AnyArgs, env: Env) => Promise<object>;
+export type DirectHandler<N extends ToolName> = (args: Args<N>, env: Env) => Promise<Result<N>>;
+/** A direct handler that changes state: its result comes through its idempotency key. */
+export type MutationHandler<N extends ToolName> = (
+	args: Args<N>,
+	env: Env,
+	key: Key<Result<N>>,
+) => Promise<Done<Result<N>>>;
 /** Reads files first (no transaction open), then commits in the call's single transaction. */
-export type Prepare<P> = (args: AnyArgs, env: Env) => Promise<P>;
-export type PreparedRun<P> = (tx: Tx, args: AnyArgs, env: Env, prepared: P) => Promise<object>;
+export type Prepare<N extends ToolName, P> = (args: Args<N>, env: Env) => Promise<P>;
+export type PreparedRun<N extends ToolName, P> = (
+	tx: Tx,
+	args: Args<N>,
+	env: Env,
+	prepared: P,
+) => Promise<Result<N>>;
+
+// Past route(), a handler is called with arguments the registry validated against its own tool's
+// schema: its types were checked where route() pairs it with its name.
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type Erased<F> = F extends (...args: infer A) => infer R ? (...args: { [K in keyof A]: any }) => R : never;
 
 type Handler = (
-	| { kind: "tx"; run: TxHandler }
-	| { kind: "direct"; run: DirectHandler }
-	| { kind: "prepared"; prepare: Prepare<unknown>; run: PreparedRun<unknown> }
+	| { kind: "tx"; run: Erased<TxHandler<ToolName>> }
+	| { kind: "direct"; run: Erased<DirectHandler<ToolName>> }
+	| { kind: "mutation"; run: Erased<MutationHandler<ToolName>> }
+	| {
+			kind: "prepared";
+			prepare: Erased<Prepare<ToolName, unknown>>;
+			run: Erased<PreparedRun<ToolName, unknown>>;
+	  }
 ) & {
 	/**
 	 * Reads repository files (the prepare phase of a prepared handler) or the transaction table:
@@ -60,12 +95,24 @@ type Handler = (
 	readsRepo?: true;
 };
 
-const inTx = (run: TxHandler): Handler => ({ kind: "tx", run });
-const direct = (run: DirectHandler): Handler => ({ kind: "direct", run });
-const prepared = <P>(prepare: Prepare<P>, run: PreparedRun<P>): Handler => ({
+// Each takes the tool's name (narrowed by the switch's case) so its handler is checked against the
+// arguments and result that tool declares.
+const inTx = <N extends ToolName>(_: N, run: TxHandler<N>): Handler => ({
+	kind: "tx",
+	run: run as Erased<TxHandler<ToolName>>,
+});
+const direct = <N extends ToolName>(_: N, run: DirectHandler<N>): Handler => ({
+	kind: "direct",
+	run: run as Erased<DirectHandler<ToolName>>,
+});
+const mutation = <N extends ToolName>(_: N, run: MutationHandler<N>): Handler => ({
+	kind: "mutation",
+	run: run as unknown as Erased<MutationHandler<ToolName>>,
+});
+const prepared = <N extends ToolName, P>(_: N, prepare: Prepare<N, P>, run: PreparedRun<N, P>): Handler => ({
 	kind: "prepared",
-	prepare,
-	run: run as PreparedRun<unknown>,
+	prepare: prepare as Erased<Prepare<ToolName, unknown>>,
+	run: run as Erased<PreparedRun<ToolName, unknown>>,
 });
 const readsRepo = (h: Handler): Handler => ({ ...h, readsRepo: true });
 
@@ -73,99 +120,99 @@ const readsRepo = (h: Handler): Handler => ({ ...h, readsRepo: true });
 export function route(name: ToolName): Handler {
 	switch (name) {
 		case "table.get_state":
-			return readsRepo(inTx(table.getState));
+			return readsRepo(inTx(name, table.getState));
 		case "table.watch":
-			return direct(table.watch);
+			return direct(name, table.watch);
 
 		case "agent.turn_request":
-			return inTx(turns.request);
+			return inTx(name, turns.request);
 		case "agent.turn_start":
-			return inTx(turns.start);
+			return inTx(name, turns.start);
 		case "agent.turn_complete":
-			return inTx(turns.complete);
+			return inTx(name, turns.complete);
 
 		case "task.create":
-			return inTx(tasks.create);
+			return inTx(name, tasks.create);
 		case "task.get":
-			return inTx(tasks.get);
+			return inTx(name, tasks.get);
 		case "task.list":
-			return inTx(tasks.list);
+			return inTx(name, tasks.list);
 		case "task.update_status":
-			return inTx(tasks.updateStatus);
+			return inTx(name, tasks.updateStatus);
 
 		case "repo.read_file":
-			return readsRepo(direct(repo.readFile));
+			return readsRepo(direct(name, repo.readFile));
 		case "repo.search":
-			return readsRepo(direct(repo.search));
+			return readsRepo(direct(name, repo.search));
 		case "repo.symbols":
-			return readsRepo(direct(repo.symbols));
+			return readsRepo(direct(name, repo.symbols));
 		case "repo.dependency_context":
-			return readsRepo(direct(repo.dependencies));
+			return readsRepo(direct(name, repo.dependencies));
 
 		case "resource.claim":
-			return readsRepo(prepared(resources.prepareClaim, resources.claim));
+			return readsRepo(prepared(name, resources.prepareClaim, resources.claim));
 		case "resource.claim_status":
-			return readsRepo(prepared(resources.prepareStatus, resources.claimStatus));
+			return readsRepo(prepared(name, resources.prepareStatus, resources.claimStatus));
 		case "resource.get":
-			return inTx(resources.get);
+			return inTx(name, resources.get);
 		case "resource.release":
-			return inTx(resources.release);
+			return inTx(name, resources.release);
 		case "resource.search":
-			return inTx(resources.search);
+			return inTx(name, resources.search);
 		case "resource.renew":
-			return readsRepo(prepared(resources.prepareRenew, resources.renew));
+			return readsRepo(prepared(name, resources.prepareRenew, resources.renew));
 
 		case "proposal.create":
-			return readsRepo(prepared(proposals.preparePatch, proposals.create));
+			return readsRepo(prepared(name, proposals.preparePatch, proposals.create));
 		case "proposal.attach_patch":
-			return readsRepo(prepared(proposals.preparePatch, proposals.attachPatch));
+			return readsRepo(prepared(name, proposals.preparePatch, proposals.attachPatch));
 		case "proposal.get":
-			return direct(proposals.get);
+			return direct(name, proposals.get);
 		case "proposal.list":
-			return inTx(proposals.list);
+			return inTx(name, proposals.list);
 		case "proposal.request_review":
-			return readsRepo(prepared(proposals.prepareReview, proposals.requestReview));
+			return readsRepo(prepared(name, proposals.prepareReview, proposals.requestReview));
 		case "proposal.withdraw":
-			return inTx(proposals.withdraw);
+			return inTx(name, proposals.withdraw);
 		case "vote.cast":
-			return inTx(proposals.castVote);
+			return inTx(name, proposals.castVote);
 		case "vote.list":
-			return inTx(proposals.listVotes);
+			return inTx(name, proposals.listVotes);
 		case "decision.record":
-			return inTx(proposals.recordDecision);
+			return inTx(name, proposals.recordDecision);
 		case "patch.validate":
-			return readsRepo(direct(validate.validate));
+			return readsRepo(direct(name, validate.validate));
 		case "patch.reject":
-			return inTx(proposals.reject);
+			return inTx(name, proposals.reject);
 		case "patch.apply":
-			return direct(apply.apply);
+			return mutation(name, apply.apply);
 		case "patch.rollback":
-			return direct(apply.rollback);
+			return mutation(name, apply.rollback);
 
 		case "human.request_approval":
-			return inTx(governance.requestApproval);
+			return inTx(name, governance.requestApproval);
 		case "human.approval_status":
-			return inTx(governance.approvalStatus);
+			return inTx(name, governance.approvalStatus);
 		case "security.review":
-			return readsRepo(prepared(governance.prepareReview, governance.review));
+			return readsRepo(prepared(name, governance.prepareReview, governance.review));
 
 		case "test.suggest":
-			return readsRepo(direct(tests.suggest));
+			return readsRepo(direct(name, tests.suggest));
 		case "test.run":
-			return direct(tests.run);
+			return mutation(name, tests.run);
 		case "test.get_result":
-			return direct(tests.get);
+			return direct(name, tests.get);
 		case "test.evidence.submit":
-			return inTx(tests.submitEvidence);
+			return inTx(name, tests.submitEvidence);
 
 		case "memory.query":
-			return inTx(memory.query);
+			return inTx(name, memory.query);
 		case "memory.record":
-			return inTx(memory.record);
+			return inTx(name, memory.record);
 		case "memory.summarize":
-			return inTx(memory.summarize);
+			return inTx(name, memory.summarize);
 		case "memory.mark_stale":
-			return inTx(memory.markStale);
+			return inTx(name, memory.markStale);
 
 		default: {
 			const unreachable: never = name;
@@ -174,7 +221,18 @@ export function route(name: ToolName): Handler {
 	}
 }
 
-/** Calls a tool. Resolves with its result object or rejects with a ToolError. */
+/**
+ * Calls a tool. Resolves with its result object or rejects with a ToolError. Called with a tool's
+ * name, it resolves with the result type the registry declares for it; the arguments are checked at
+ * run time (they come from flags and frames), the results by the types of the handlers.
+ */
+export function call<N extends ToolName>(
+	rt: Runtime,
+	name: N,
+	rawArgs: unknown,
+	ctx: CallContext,
+): Promise<Result<N>>;
+export function call(rt: Runtime, name: string, rawArgs: unknown, ctx: CallContext): Promise<object>;
 export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: CallContext): Promise<object> {
 	try {
 		const tool = findTool(name);
@@ -194,14 +252,22 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 		const locked = <T>(fn: () => Promise<T>) => (handler.readsRepo ? withRepository(rt, "shared", fn) : fn());
 		switch (handler.kind) {
 			case "direct":
-				return tool.mutates
-					? await runDirectMutation(rt, tool, handler.run, args, ctx)
-					: await locked(() => handler.run(args, { rt, ctx, now: nowIso() }));
+				// A mutating tool is routed as a mutation; the registry test holds every route to that.
+				if (tool.mutates) throw new ToolError("internal", `${tool.name} mutates but is routed as a read`);
+				return await locked(() => handler.run(args, { rt, ctx, now: nowIso() }));
+			case "mutation":
+				return await runMutation(rt, tool, handler.run, args, ctx);
 			case "tx":
 				return await locked(() => runInTransaction(rt, tool, handler.run, args, ctx));
 			case "prepared": {
 				const ready = await locked(() => handler.prepare(args, { rt, ctx, now: nowIso() }));
-				return await runInTransaction(rt, tool, (tx, a, env) => handler.run(tx, a, env, ready), args, ctx);
+				return await runInTransaction(
+					rt,
+					tool,
+					(tx: Tx, a: unknown, env: Env) => handler.run(tx, a, env, ready),
+					args,
+					ctx,
+				);
 			}
 		}
 	} catch (err) {
@@ -235,7 +301,7 @@ async function replay(
 			idempotency_key: key,
 		});
 	}
-	return first.result as object;
+	return first.state === "done" ? (first.result as object) : undefined;
 }
 
 async function store(rt: Runtime, tx: Tx, tool: Tool, { key, argsHash }: Keyed, result: object, now: string) {
@@ -244,51 +310,77 @@ async function store(rt: Runtime, tx: Tx, tool: Tool, { key, argsHash }: Keyed, 
 	await tx.idempotency.put(tool.name, key, argsHash, result, now, expires);
 }
 
-/** Keys of direct mutations running in this process: a retry while the first still runs is a conflict. */
-const running = new Set<string>();
+/**
+ * The key's first result; or, when it is free, the key held by this process's call. A key another
+ * live call holds (in any process) is a conflict; one held by a process that died is taken over.
+ */
+async function claimKey(
+	rt: Runtime,
+	tx: Tx,
+	tool: Tool,
+	keyed: Keyed,
+	now: string,
+): Promise<object | undefined> {
+	const { key, argsHash } = keyed;
+	if (key === undefined) return undefined;
+	const held = await tx.idempotency.get(tool.name, key, now);
+	if (held?.state === "running" && held.args_hash === argsHash && isAlive(held.pid)) {
+		throw conflict(`a ${tool.name} call with idempotency key '${key}' is still running`, {
+			idempotency_key: key,
+		});
+	}
+	if (held?.state === "done") return replay(tx, tool, keyed, now);
+	if (held && held.args_hash !== argsHash) return replay(tx, tool, keyed, now); // the conflict it names
+	const expires = new Date(Date.parse(now) + rt.config.idempotency.ttl_hours * 3_600_000).toISOString();
+	await tx.idempotency.hold(tool.name, key, argsHash, now, expires);
+	return undefined;
+}
 
 /**
  * A mutation that works outside one transaction (patch.apply touches files between its reads and
- * its write; test.run waits for a process).
+ * its write; test.run waits for a process), given its Key.
  */
-async function runDirectMutation(
+async function runMutation(
 	rt: Runtime,
 	tool: Tool,
-	run: DirectHandler,
+	run: Erased<MutationHandler<ToolName>>,
 	args: Record<string, unknown>,
 	ctx: CallContext,
 ) {
 	const keyed = keyOf(args);
-	const slot = keyed.key === undefined ? undefined : `${tool.name}\0${keyed.key}`;
-	if (slot !== undefined) {
-		if (running.has(slot)) {
-			throw conflict(`a ${tool.name} call with idempotency key '${keyed.key}' is still running`, {
-				idempotency_key: keyed.key,
-			});
-		}
-		running.add(slot);
-	}
+	let holding = false;
+	const ticket = {} as Ticket;
+	const key: Key<object> = {
+		async claim(tx) {
+			const go = (t: Tx) => claimKey(rt, t, tool, keyed, nowIso());
+			const earlier = tx ? await go(tx) : await rt.store.withTransaction("write", go);
+			if (earlier) return { earlier: earlier as Done<object> };
+			holding = keyed.key !== undefined;
+			return { ticket };
+		},
+		async remember(tx, _ticket, result) {
+			await store(rt, tx, tool, keyed, result, nowIso());
+			return result as Done<object>;
+		},
+	};
 	try {
-		return await run(args, {
-			rt,
-			ctx,
-			now: nowIso(),
-			// Inside the handler's own transaction when it passes one, so the check and its write are atomic.
-			replay: (tx) =>
-				tx
-					? replay(tx, tool, keyed, nowIso())
-					: rt.store.withTransaction("read", (t) => replay(t, tool, keyed, nowIso())),
-			remember: (tx, result) => store(rt, tx, tool, keyed, result, nowIso()),
-		});
-	} finally {
-		if (slot !== undefined) running.delete(slot);
+		return await run(args, { rt, ctx, now: nowIso() }, key);
+	} catch (err) {
+		// The key is free again for a retry; a result it stored stays (remember was in that commit).
+		const held = keyed.key;
+		if (holding && held !== undefined) {
+			await rt.store
+				.withTransaction("write", (tx) => tx.idempotency.release(tool.name, held))
+				.catch(() => {});
+		}
+		throw err;
 	}
 }
 
 async function runInTransaction(
 	rt: Runtime,
 	tool: Tool,
-	run: TxHandler,
+	run: Erased<TxHandler<ToolName>>,
 	args: Record<string, unknown>,
 	ctx: CallContext,
 ): Promise<object> {

@@ -156,7 +156,8 @@ describe("task.create with an idempotency key", () => {
 		const first = await ok(p, "task.create", args);
 		const other = openRuntime(p.root);
 		try {
-			expect(await call(other, "task.create", args, p.ctx)).toEqual(first);
+			const again: object = await call(other, "task.create", args, p.ctx);
+			expect(again).toEqual(first);
 		} finally {
 			other.close();
 		}

@@ -62,10 +62,21 @@ test("declares the seed's 40 tools and the 3 additions, each once", () => {
 
 test("the dispatcher's switch lists exactly the registry's names", () => {
 	const file = readFileSync(join(REPO, "src/dispatch.ts"), "utf8");
-	const source = file.slice(file.indexOf("export function route("), file.indexOf("/** Calls a tool."));
+	const source = file.slice(file.indexOf("export function route("), file.indexOf("export function call<"));
 	const cases = [...source.matchAll(/case "([^"]+)":/g)].map((m) => m[1] as string);
 	expect([...cases].sort()).toEqual([...names].sort());
 	for (const t of TOOLS) expect(() => route(t.name)).not.toThrow();
+});
+
+test("a tool that manages its own transactions is a mutation (given its key) exactly when it mutates", () => {
+	const kinds = TOOLS.filter((t) => ["direct", "mutation"].includes(route(t.name).kind)).map((t) => [
+		t.name,
+		route(t.name).kind === "mutation",
+		t.mutates,
+	]);
+	for (const [name, routedAsMutation, mutates] of kinds)
+		expect({ name, routedAsMutation }).toEqual({ name, routedAsMutation: mutates });
+	expect(kinds.filter(([, m]) => m).map(([n]) => n)).toEqual(["patch.apply", "patch.rollback", "test.run"]);
 });
 
 describe.each(TOOLS.map((t) => [t.name, t] as const))("%s", (_name, tool) => {

@@ -12,7 +12,7 @@ const line = (a: ApprovalRecord) =>
 export const list: CommandRun = {
 	run: (flags) =>
 		withRuntime(flags.root, async (rt, ctx) => {
-			const state = (await call(rt, "table.get_state", {}, ctx)) as { human_approvals: ApprovalRecord[] };
+			const state = await call(rt, "table.get_state", {}, ctx);
 			const wanted = state.human_approvals.filter(
 				(a) =>
 					(flags.status === undefined || a.status === flags.status) &&
@@ -29,10 +29,8 @@ const decide = (status: "approved" | "rejected"): CommandRun => ({
 			if (typeof id !== "string") throw new UsageError("--approval is required");
 			if (flags["override-policy"] === true && status === "rejected")
 				throw new UsageError("--override-policy goes with approve");
-			const { approval } = (await call(rt, "human.approval_status", { approval_id: id }, ctx)) as {
-				approval: ApprovalRecord;
-			};
-			const out = (await call(
+			const { approval } = await call(rt, "human.approval_status", { approval_id: id }, ctx);
+			const out = await call(
 				rt,
 				"human.request_approval",
 				{
@@ -45,7 +43,7 @@ const decide = (status: "approved" | "rejected"): CommandRun => ({
 					...(flags["override-policy"] === true && { override_policy: true }),
 				},
 				ctx,
-			)) as { approval: ApprovalRecord };
+			);
 			return print(flags, out, [line(out.approval)]);
 		}),
 });

@@ -2,6 +2,7 @@
 // actions only the operator takes (revoke, the expiry sweep).
 import { call } from "../dispatch.ts";
 import { quoted } from "../domain/suggest.ts";
+import type { Result } from "../registry/index.ts";
 import type { ClaimRecord } from "../registry/records.ts";
 import { expireDueClaims, revokeClaim } from "../tools/resources.ts";
 import { type Flags, UsageError } from "./args.ts";
@@ -20,7 +21,8 @@ export const list = command(async (rt, ctx, flags) => {
 	const claims: ClaimRecord[] = [];
 	let cursor: string | null = null;
 	do {
-		const out = (await call(
+		// Annotated: `cursor` feeds the next call's arguments, which TypeScript cannot infer around.
+		const out: Result<"resource.claim_status"> = await call(
 			rt,
 			"resource.claim_status",
 			{
@@ -32,7 +34,7 @@ export const list = command(async (rt, ctx, flags) => {
 				...(cursor !== null && { cursor }),
 			},
 			ctx,
-		)) as { claims: ClaimRecord[]; next_cursor: string | null };
+		);
 		claims.push(...out.claims);
 		cursor = out.next_cursor;
 	} while (cursor !== null);
@@ -40,7 +42,7 @@ export const list = command(async (rt, ctx, flags) => {
 });
 
 export const claim = command(async (rt, ctx, flags) => {
-	const out = (await call(
+	const out = await call(
 		rt,
 		"resource.claim",
 		{
@@ -55,12 +57,12 @@ export const claim = command(async (rt, ctx, flags) => {
 			...(flags.rationale !== undefined && { rationale: flags.rationale }),
 		},
 		ctx,
-	)) as { claim: ClaimRecord };
+	);
 	return print(flags, out, [line(out.claim)]);
 });
 
 export const release = command(async (rt, ctx, flags) => {
-	const out = (await call(
+	const out = await call(
 		rt,
 		"resource.release",
 		{
@@ -70,7 +72,7 @@ export const release = command(async (rt, ctx, flags) => {
 			...(flags.reason !== undefined && { reason: flags.reason }),
 		},
 		ctx,
-	)) as { claim: ClaimRecord };
+	);
 	return print(flags, out, [line(out.claim)]);
 });
 
@@ -88,7 +90,7 @@ export const expire = command(async (rt, _ctx, flags) => {
 });
 
 export const reconcile = command(async (rt, ctx, flags) => {
-	const out = (await call(
+	const out = await call(
 		rt,
 		"resource.claim_status",
 		{
@@ -98,7 +100,7 @@ export const reconcile = command(async (rt, ctx, flags) => {
 			limit: 1000,
 		},
 		ctx,
-	)) as { claims: ClaimRecord[]; suspended: string[] };
+	);
 	const now = new Set(out.suspended);
 	const justSuspended = out.claims.filter((c) => now.has(c.id));
 	return print(flags, { suspended: justSuspended }, justSuspended.map(line));

@@ -238,12 +238,12 @@ export const resume = command(async (rt, ctx, flags) => {
 	// The same reconciliation as `claims reconcile`, for this agent: claims whose resource changed
 	// since they were taken are suspended before the briefing lists what the agent still holds. Only
 	// the ids of those it suspended now are needed (`suspended`), so the listing is one row.
-	const reconciled = (await call(
+	const reconciled = await call(
 		rt,
 		"resource.claim_status",
 		{ reconcile: true, agent_id: session.agent_id, status: "suspended", limit: 1 },
 		ctx,
-	)) as { suspended: string[] };
+	);
 	const briefing = await rt.store.withTransaction("read", (tx) =>
 		buildBriefing(tx, session, reconciled.suspended, nowIso()),
 	);

@@ -1,7 +1,6 @@
 // `symbols --path P`: the declarations repo.symbols finds, one `<kind> <name> <path> <start> <end>`
 // line each, or its result as JSON. Syntax errors go to stderr; the symbols that parsed still print.
 import { call } from "../dispatch.ts";
-import type { SymbolError, SymbolRecord } from "../repo/symbols/index.ts";
 import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
 import { print } from "./output.ts";
@@ -15,11 +14,7 @@ export const symbols: CommandRun = {
 		const path = flags.path;
 		if (typeof path !== "string") throw new UsageError("symbols requires --path");
 		return withRuntime(flags.root, async (rt, ctx) => {
-			const out = (await call(rt, "repo.symbols", { path, limit: LIMIT }, ctx)) as {
-				symbols: SymbolRecord[];
-				errors: SymbolError[];
-				truncated: boolean;
-			};
+			const out = await call(rt, "repo.symbols", { path, limit: LIMIT }, ctx);
 			if (flags.json) return print(flags, out, []);
 			const lines = out.symbols.map((s) => `${s.kind} ${s.name} ${s.path} ${s.start_line} ${s.end_line}\n`);
 			process.stdout.write(lines.join(""));

@@ -3,27 +3,11 @@ import type { CallContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { ToolError } from "../errors.ts";
 import { findOwner } from "../owner/presence.ts";
-import type { EventRecord, TaskRecord } from "../registry/records.ts";
+import type { Result } from "../registry/index.ts";
+import type { EventRecord } from "../registry/records.ts";
 import type { Runtime } from "../runtime.ts";
-import type { getState } from "../tools/table.ts";
 import type { CommandRun } from "./index.ts";
 import { withRuntime } from "./runtime.ts";
-
-type State = Awaited<ReturnType<typeof getState>>;
-type WatchView = {
-	run_id: string | null;
-	events: EventRecord[];
-	next_after_event_id: number;
-	has_more_events: boolean;
-	blocked_tasks: TaskRecord[];
-	pending_proposals: { id?: unknown; status?: unknown; title?: unknown }[];
-	required_approvals: { id?: unknown; status?: unknown; subject?: unknown }[];
-	transactions: { id?: unknown; status?: unknown; proposal_id?: unknown }[];
-	active_agents: number;
-	open_tasks: number;
-	active_claims: number;
-	suspended_claims: number;
-};
 
 const print = (lines: string[]) => {
 	if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
@@ -32,7 +16,7 @@ const print = (lines: string[]) => {
 export const table: CommandRun = {
 	run: (flags) =>
 		withRuntime(flags.root, async (rt, ctx) => {
-			const s = (await call(rt, "table.get_state", {}, ctx)) as State;
+			const s = await call(rt, "table.get_state", {}, ctx);
 			if (flags.json) {
 				process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
 				return 0;
@@ -68,7 +52,7 @@ function ownerLine(root: string): string {
 
 const eventLine = (e: EventRecord) => `EVENT ${e.id} ${e.type} ${e.actor_id} ${e.task_id ?? "-"}`;
 
-function summaryLines(v: WatchView): string[] {
+function summaryLines(v: Result<"table.watch">): string[] {
 	return [
 		`WATCH run=${v.run_id ?? "all"} active_agents=${v.active_agents} open_tasks=${v.open_tasks} active_claims=${v.active_claims} suspended_claims=${v.suspended_claims}`,
 		...v.blocked_tasks.map((t) => `BLOCKED ${t.id} ${t.title}`),
@@ -81,10 +65,10 @@ function summaryLines(v: WatchView): string[] {
 async function follow(rt: Runtime, ctx: CallContext, runId: string | undefined, from: number, json: boolean) {
 	let cursor = from;
 	for (;;) {
-		let v: WatchView;
+		let v: Result<"table.watch">;
 		try {
 			const args = { after_event_id: cursor, limit: 200, wait_ms: 30_000, ...(runId && { run_id: runId }) };
-			v = (await call(rt, "table.watch", args, ctx)) as WatchView;
+			v = await call(rt, "table.watch", args, ctx);
 		} catch (err) {
 			if (err instanceof ToolError && err.code === "cancelled") return;
 			throw err;
@@ -102,7 +86,7 @@ export const watch: CommandRun = {
 				...(runId && { run_id: runId }),
 				...(flags.limit !== undefined && { limit: flags.limit }),
 			};
-			const v = (await call(rt, "table.watch", args, ctx)) as WatchView;
+			const v = await call(rt, "table.watch", args, ctx);
 			if (flags.json && !flags.follow) {
 				process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
 				return 0;

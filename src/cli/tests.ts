@@ -66,7 +66,7 @@ export const show: CommandRun = {
 			let page: { test_run: TestRunRecord; log: string; next_offset: number | null };
 			const parts: string[] = [];
 			do {
-				page = (await call(rt, "test.get_result", { test_run_id: id, offset }, ctx)) as typeof page;
+				page = await call(rt, "test.get_result", { test_run_id: id, offset }, ctx);
 				parts.push(page.log);
 				offset = page.next_offset ?? 0;
 			} while (page.next_offset !== null);

@@ -38,6 +38,10 @@ export interface CommonArgs {
 export type Args<N extends ToolName> =
 	Extract<Spec, { name: N }> extends ToolSpec<N, infer I> ? I & CommonArgs : never;
 
+/** What tool N returns, as its output schema declares: the type `call(rt, N, …)` resolves with. */
+export type Result<N extends ToolName> =
+	Extract<Spec, { name: N }> extends ToolSpec<N, infer _I, infer O> ? O : never;
+
 // One pattern (not an intersection) so a bad key gets one plain message.
 export const idempotencyKey = type(/^(?=[\s\S]*\S)[\s\S]{1,200}$/).describe(
 	"a non-empty string of up to 200 characters",

@@ -491,4 +491,15 @@ ALTER TABLE test_runs ADD COLUMN sandbox_reason TEXT;
 UPDATE test_runs SET sandbox_reason = 'recorded before test runs were sandboxed';
 `,
 	},
+	{
+		version: 9,
+		name: "idempotency keys held while their call runs",
+		sql: `
+-- 'running' while the first call with the key goes on (a direct mutation: patch.apply, test.run),
+-- held by the process 'pid': a retry from any process is refused until it is 'done' or that
+-- process is gone. 'done' rows hold the first result.
+ALTER TABLE idempotency_keys ADD COLUMN state TEXT NOT NULL DEFAULT 'done' CHECK (state IN ('running', 'done'));
+ALTER TABLE idempotency_keys ADD COLUMN pid INTEGER;
+`,
+	},
 ];

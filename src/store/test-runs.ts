@@ -29,7 +29,7 @@ export type NewTestRun = Pick<
 	| "sandbox_reason"
 	| "requested_by"
 	| "started_at"
-> & { idempotency_key?: string };
+>;
 
 export type TestRunOutcome = Pick<
 	TestRunRecord,
@@ -54,8 +54,8 @@ export const testRunQueries = (c: Conn) => ({
 		return toRecord(
 			c.get<TestRunRow>(
 				`INSERT INTO test_runs (id, proposal_id, task_id, command, argv, status, patch_revision, workdir, sandbox,
-				 sandbox_reason, requested_by, runner_pid, idempotency_key, started_at, created_at, updated_at)
-				 VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				 sandbox_reason, requested_by, runner_pid, started_at, created_at, updated_at)
+				 VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				 RETURNING ${COLUMNS}`,
 				t.id,
 				t.proposal_id,
@@ -68,7 +68,6 @@ export const testRunQueries = (c: Conn) => ({
 				t.sandbox_reason,
 				t.requested_by,
 				process.pid,
-				t.idempotency_key ?? null,
 				t.started_at,
 				now,
 				now,
@@ -93,14 +92,6 @@ export const testRunQueries = (c: Conn) => ({
 				now,
 				id,
 			) as TestRunRow,
-		);
-	},
-
-	/** A `running` run started with this idempotency key, with the pid running it. */
-	async runningWithKey(key: string): Promise<{ id: string; runner_pid: number | null } | undefined> {
-		return c.get<{ id: string; runner_pid: number | null }>(
-			"SELECT id, runner_pid FROM test_runs WHERE idempotency_key = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1",
-			key,
 		);
 	},
 

@@ -19,13 +19,13 @@ import { type JournalEntry, SCRATCH_PREFIX, settleJournal, writeJournal } from "
 import { withRepository } from "../apply/recover.ts";
 import { capture, currentState, JOURNAL_DIR, restore, sameState } from "../apply/state.ts";
 import { actorId } from "../context.ts";
-import type { Env } from "../dispatch.ts";
+import type { Env, Key } from "../dispatch.ts";
 import { overlaps } from "../domain/claims.ts";
 import { mintId } from "../domain/ids.ts";
 import { touchedPaths } from "../domain/patch.ts";
 import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
 import { gitApply, patchPath } from "../patches.ts";
-import type { Args } from "../registry/index.ts";
+import type { Args, Result } from "../registry/index.ts";
 import type { TransactionRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
@@ -147,11 +147,11 @@ async function releaseCovering(tx: Tx, env: Env, e: Evidence, transactionId: str
 	return released;
 }
 
-export function apply(a: Args<"patch.apply">, env: Env) {
+export function apply(a: Args<"patch.apply">, env: Env, key: Key<Result<"patch.apply">>) {
 	const { rt } = env;
 	return withRepository(rt, "exclusive", async () => {
-		const earlier = await env.replay?.();
-		if (earlier) return earlier;
+		const claimed = await key.claim();
+		if (claimed.earlier) return claimed.earlier;
 		const { id, e } = await rt.store.withTransaction("read", async (tx) => {
 			const id = await newRecordId(
 				"transaction",
@@ -166,7 +166,9 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 		checkRevision(p, a.expected_revision);
 		const report = await checkProposal(rt.root, e, policyOf(rt));
 		const failing = report.gates.filter((g) => !g.ok);
-		if (failing.length > 0 || !report.parsed) {
+		// No policy means its gate failed: a policy that does not load never lets a patch through.
+		const { policy } = report;
+		if (failing.length > 0 || !report.parsed || !policy) {
 			throw failedPrecondition(
 				`proposal ${p.id} cannot be applied: ${failing[0]?.reason ?? "its patch did not parse"}`,
 				{
@@ -225,9 +227,8 @@ export function apply(a: Args<"patch.apply">, env: Env) {
 					},
 					now,
 				);
-				const result = { proposal, transaction, policy: report.policy, released_claims: released };
-				await env.remember?.(tx, result);
-				return result;
+				const result = { proposal, transaction, policy, released_claims: released };
+				return key.remember(tx, claimed.ticket, result);
 			}),
 		);
 	});
@@ -239,14 +240,14 @@ async function requireTransaction(tx: Tx, id: string): Promise<TransactionRecord
 	return t;
 }
 
-export function rollback(a: Args<"patch.rollback">, env: Env) {
+export function rollback(a: Args<"patch.rollback">, env: Env, key: Key<Result<"patch.rollback">>) {
 	const { rt } = env;
 	if (env.ctx.principal.kind !== "operator") {
 		throw new ToolError("permission_denied", "only the operator rolls back a transaction");
 	}
 	return withRepository(rt, "exclusive", async () => {
-		const earlier = await env.replay?.();
-		if (earlier) return earlier;
+		const claimed = await key.claim();
+		if (claimed.earlier) return claimed.earlier;
 		const { t, later } = await rt.store.withTransaction("read", async (tx) => {
 			const t = await requireTransaction(tx, a.transaction_id);
 			return {
@@ -348,8 +349,7 @@ export function rollback(a: Args<"patch.rollback">, env: Env) {
 					now,
 				);
 				const result = { transaction, rolled_back: rolledBack, proposal };
-				await env.remember?.(tx, result);
-				return result;
+				return key.remember(tx, claimed.ticket, result);
 			}),
 		);
 	});

@@ -5,14 +5,14 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { withRepository } from "../apply/recover.ts";
 import { actorId } from "../context.ts";
-import type { Env } from "../dispatch.ts";
+import type { Done, Env, Key, Ticket } from "../dispatch.ts";
 import { mintId, nowIso } from "../domain/ids.ts";
 import type { TestRunStatus } from "../domain/statuses.ts";
-import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import { isAlive } from "../owner/presence.ts";
 import { patchPath } from "../patches.ts";
-import type { Args } from "../registry/index.ts";
+import type { Args, Result } from "../registry/index.ts";
 import type { TestRunRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
@@ -102,22 +102,16 @@ async function recordFinish(tx: Tx, run: TestRunRecord, o: TestRunOutcome, actor
 	return test_run;
 }
 
-async function finish(
-	rt: Runtime,
-	run: TestRunRecord,
-	o: TestRunOutcome,
-	remember?: Env["remember"],
-	log = "",
-) {
+type RunKey = Key<Result<"test.run">>;
+
+function finish(rt: Runtime, run: TestRunRecord, o: TestRunOutcome, key: RunKey, ticket: Ticket, log = "") {
 	return rt.store.withTransaction("write", async (tx) => {
 		const test_run = await recordFinish(tx, run, o, run.requested_by, nowIso());
-		const result = { test_run, log };
-		await remember?.(tx, result);
-		return result;
+		return key.remember(tx, ticket, { test_run, log });
 	});
 }
 
-export async function run(a: Args<"test.run">, env: Env) {
+export async function run(a: Args<"test.run">, env: Env, key: RunKey) {
 	const { tests } = env.rt.config;
 	const argv = splitCommand(a.command);
 	const prefix = allowedBy(argv, tests.allowed_commands);
@@ -138,9 +132,9 @@ export async function run(a: Args<"test.run">, env: Env) {
 	}
 	// Before anything is recorded too: tests.sandbox required without a working bwrap is refused.
 	const sandbox = chooseSandbox(tests);
-	const started = await begin(a, argv, sandbox, env);
+	const started = await begin(a, argv, sandbox, env, key);
 	if (started.earlier) return started.earlier;
-	const { test_run: testRun, patch } = started;
+	const { test_run: testRun, patch, ticket } = started;
 
 	let result: ProcessResult;
 	try {
@@ -149,7 +143,7 @@ export async function run(a: Args<"test.run">, env: Env) {
 		const message =
 			err instanceof PatchDoesNotApply ? err.message : `the test could not be run: ${(err as Error).message}`;
 		const outcome = { ...NOTHING_RAN, summary_md: message, finished_at: nowIso() };
-		return finish(env.rt, testRun, outcome, env.remember, message);
+		return finish(env.rt, testRun, outcome, key, ticket, message);
 	}
 
 	mkdirSync(join(env.rt.root, TESTLOGS_DIR), { recursive: true, mode: 0o700 });
@@ -171,7 +165,7 @@ export async function run(a: Args<"test.run">, env: Env) {
 		truncated: result.truncated,
 		finished_at: nowIso(),
 	};
-	return finish(env.rt, testRun, outcome, env.remember, tail(result.output, RESULT_LOG_BYTES));
+	return finish(env.rt, testRun, outcome, key, ticket, tail(result.output, RESULT_LOG_BYTES));
 }
 
 /** An outcome for a run whose command never ran (status error). */
@@ -205,21 +199,15 @@ function begin(
 	argv: string[],
 	sandbox: RunSandbox,
 	env: Env,
-): Promise<{ earlier: object } | { earlier?: undefined; test_run: TestRunRecord; patch: Patch | undefined }> {
+	key: RunKey,
+): Promise<
+	| { earlier: Done<Result<"test.run">> }
+	| { earlier?: undefined; test_run: TestRunRecord; patch: Patch | undefined; ticket: Ticket }
+> {
 	return env.rt.store.withTransaction("write", async (tx) => {
-		const earlier = await env.replay?.(tx);
-		if (earlier) return { earlier };
-		if (a.idempotency_key !== undefined) {
-			// The same key still running in another process (this process's own retries are refused
-			// before they get here): a retry must not start the tests a second time.
-			const first = await tx.testRuns.runningWithKey(a.idempotency_key);
-			if (first?.runner_pid != null && first.runner_pid !== process.pid && isAlive(first.runner_pid)) {
-				throw conflict(`a test.run call with idempotency key '${a.idempotency_key}' is still running`, {
-					idempotency_key: a.idempotency_key,
-					test_run_id: first.id,
-				});
-			}
-		}
+		// In this same transaction: two callers with one key never both start the tests.
+		const claimed = await key.claim(tx);
+		if (claimed.earlier) return { earlier: claimed.earlier };
 		const now = nowIso();
 		const proposal = a.proposal_id === undefined ? undefined : await requireProposal(tx, a.proposal_id);
 		const patch = proposal && (await tx.proposals.currentPatch(proposal.id));
@@ -238,7 +226,6 @@ function begin(
 				sandbox: sandbox.sandbox,
 				sandbox_reason: sandbox.sandbox_reason,
 				requested_by: actorId(env.ctx),
-				idempotency_key: a.idempotency_key,
 				started_at: now,
 			},
 			now,
@@ -259,7 +246,7 @@ function begin(
 			},
 			now,
 		);
-		return { test_run, patch };
+		return { test_run, patch, ticket: claimed.ticket };
 	});
 }
 

@@ -5,7 +5,9 @@ export type Principal =
 	// Capability tokens (later) resolve to an agent principal.
 	| { kind: "agent"; agent_id: string; role: string; session_id: string }
 	// The Chair loop acting on its own: it may do what the loop needs, never what only a human may.
-	| { kind: "chair"; agent_id: string };
+	| { kind: "chair"; agent_id: string }
+	// The owner's own upkeep: config sync, the reload watcher, the start-up sweeps and recovery.
+	| { kind: "system" };
 
 export type Transport = "cli" | "http" | "stdio" | "socket" | "internal";
 
@@ -30,10 +32,18 @@ export function operatorContext(transport: Transport = "cli", signal?: AbortSign
 
 /** The id that events record as the actor of a call made without an agent identity. */
 export const actorId = (ctx: CallContext): string =>
-	ctx.principal.kind === "operator" ? "operator" : ctx.principal.agent_id;
+	ctx.principal.kind === "operator" || ctx.principal.kind === "system"
+		? ctx.principal.kind
+		: ctx.principal.agent_id;
 
 /** The Chair's calls through the dispatcher. */
 export const chairContext = (agentId: string): CallContext => ({
 	...operatorContext("internal"),
 	principal: { kind: "chair", agent_id: agentId },
+});
+
+/** The owner's own upkeep through the dispatcher (internal tools); events record `system`. */
+export const systemContext = (): CallContext => ({
+	...operatorContext("internal"),
+	principal: { kind: "system" },
 });

@@ -239,13 +239,14 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 		if (!tool) {
 			const near = didYouMean(
 				name,
-				TOOLS.map((t) => t.name),
+				TOOLS.filter((t) => !refusal(t, ctx)).map((t) => t.name),
 			);
 			throw notFound(`unknown tool ${quoted(name)}${suggestion(near)}`, {
 				tool: clip(name),
 				...(near && { did_you_mean: near }),
 			});
 		}
+		mayCall(tool, ctx);
 		const args = validateArgs(tool, rawArgs);
 		if (ctx.signal.aborted) throw new ToolError("cancelled", "the call was cancelled before it started");
 		const handler = route(tool.name);
@@ -273,6 +274,20 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 	} catch (err) {
 		throw asToolError(err);
 	}
+}
+
+/** Why the caller may not call the tool, by its visibility; undefined when it may. */
+function refusal(tool: Tool, ctx: CallContext): string | undefined {
+	const who = ctx.principal.kind;
+	if (tool.visibility === "operator" && who !== "operator") return `${tool.name} is for the operator only`;
+	if (tool.visibility === "internal" && who !== "chair" && who !== "system")
+		return `${tool.name} is internal: only the Chair and the owner's own upkeep call it`;
+	return undefined;
+}
+
+function mayCall(tool: Tool, ctx: CallContext): void {
+	const why = refusal(tool, ctx);
+	if (why) throw new ToolError("permission_denied", why, { tool: tool.name });
 }
 
 interface Keyed {

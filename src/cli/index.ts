@@ -108,7 +108,7 @@ const COMMANDS: Command[] = [
 		name: "mcp inspect",
 		usage: "roundtable mcp inspect [--json] [--write] [--markdown]",
 		summary:
-			"List the tools of the registry. --json prints [{name, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md).",
+			"List the tools agents see (operator and internal tools are in docs/tools.md or unlisted). --json prints [{name, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md).",
 		flags: {
 			json,
 			write: {

@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import { loadConfig } from "../config/load.ts";
 import { writeMcpAssets } from "../init/index.ts";
 import { toolsMarkdown } from "../init/mcp-assets.ts";
-import { TOOLS } from "../registry/index.ts";
+import { AGENT_TOOLS } from "../registry/index.ts";
 import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
 
@@ -17,11 +17,11 @@ export const inspect: CommandRun = {
 		} else if (flags.markdown) {
 			process.stdout.write(toolsMarkdown());
 		} else if (flags.json) {
-			const list = TOOLS.map((t) => ({ name: t.name, mutates: t.mutates }));
+			const list = AGENT_TOOLS.map((t) => ({ name: t.name, mutates: t.mutates }));
 			process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
 		} else {
 			// Sorted, as seed 000 promises; --json keeps registry order, beside the other fields.
-			const names = TOOLS.map((t) => t.name).sort();
+			const names = AGENT_TOOLS.map((t) => t.name).sort();
 			process.stdout.write(`${names.join("\n")}\n`);
 		}
 		return 0;

@@ -3,7 +3,7 @@
 import type { Config } from "../config/defaults.ts";
 import { endpointsOf } from "../config/peek.ts";
 import { stdioCommand } from "../owner/self.ts";
-import { familyArea, jsonSchemas, TOOLS, type Tool } from "../registry/index.ts";
+import { AGENT_TOOLS, familyArea, jsonSchemas, OPERATOR_TOOLS, type Tool } from "../registry/index.ts";
 import { FAMILIES, type Family } from "../registry/types.ts";
 
 export const MCP_DIR = ".roundtable/mcp";
@@ -20,7 +20,7 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 export function toolsSchemaJson(): string {
 	return json({
-		tools: TOOLS.map((t) => ({
+		tools: AGENT_TOOLS.map((t) => ({
 			name: t.name,
 			title: t.title,
 			description: t.description,
@@ -101,9 +101,10 @@ lease expires.
 ## Tools
 
 ${families
+	.filter((f) => AGENT_TOOLS.some((t) => t.family === f))
 	.map(
 		(f) =>
-			`### ${heading(f)}\n\n${TOOLS.filter((t) => t.family === f)
+			`### ${heading(f)}\n\n${AGENT_TOOLS.filter((t) => t.family === f)
 				.map(toolLine)
 				.join("\n")}`,
 	)
@@ -126,33 +127,41 @@ function typeLabel(p: Prop): string {
 /** docs/tools.md: the reference for every tool, regenerated with `npm run docs`. */
 export function toolsMarkdown(): string {
 	const families = Object.keys(FAMILIES) as Family[];
-	const sections = families.map((f) => {
-		const tools = TOOLS.filter((t) => t.family === f).map((t) => {
-			const schema = jsonSchemas(t).input as {
-				properties?: Record<string, Prop & { description?: string }>;
-				required?: string[];
-			};
-			const rows = Object.entries(schema.properties ?? {}).map(
-				([name, p]) =>
-					`| \`${name}\` | ${typeLabel(p)} | ${schema.required?.includes(name) ? "yes" : ""} | ${(p.description ?? "").replaceAll("|", "\\|")} |`,
-			);
-			const flags = [t.mutates ? "mutates" : "read-only", t.updates ? "updates a record" : ""].filter(
-				Boolean,
-			);
-			return [
-				`### \`${t.name}\``,
-				"",
-				`${t.title} (${flags.join(", ")}). ${t.description}`,
-				"",
-				t.details,
-				"",
-				rows.length === 0
-					? "No arguments."
-					: ["| argument | type | required | |", "|---|---|---|---|", ...rows].join("\n"),
-			].join("\n");
-		});
-		return [`## ${heading(f)}`, "", ...tools.flatMap((t) => [t, ""])].join("\n");
+	const reference = (t: Tool) => {
+		const schema = jsonSchemas(t).input as {
+			properties?: Record<string, Prop & { description?: string }>;
+			required?: string[];
+		};
+		const rows = Object.entries(schema.properties ?? {}).map(
+			([name, p]) =>
+				`| \`${name}\` | ${typeLabel(p)} | ${schema.required?.includes(name) ? "yes" : ""} | ${(p.description ?? "").replaceAll("|", "\\|")} |`,
+		);
+		const flags = [t.mutates ? "mutates" : "read-only", t.updates ? "updates a record" : ""].filter(Boolean);
+		return [
+			`### \`${t.name}\``,
+			"",
+			`${t.title} (${flags.join(", ")}). ${t.description}`,
+			"",
+			t.details,
+			"",
+			rows.length === 0
+				? "No arguments."
+				: ["| argument | type | required | |", "|---|---|---|---|", ...rows].join("\n"),
+		].join("\n");
+	};
+	const sections = families.flatMap((f) => {
+		const tools = AGENT_TOOLS.filter((t) => t.family === f).map(reference);
+		return tools.length === 0 ? [] : [[`## ${heading(f)}`, "", ...tools.flatMap((t) => [t, ""])].join("\n")];
 	});
+	const operator = [
+		"## Operator tools",
+		"",
+		"Callable by the operator only (the `roundtable` CLI goes through them); agents never see them in",
+		"`tools/list`, and an MCP client that names one is told it does not exist. Internal tools (the",
+		"Chair's work, the owner's sweeps, recovery and config sync) are not listed anywhere.",
+		"",
+		...OPERATOR_TOOLS.map(reference).flatMap((t) => [t, ""]),
+	].join("\n");
 	return [
 		"# Tools",
 		"",
@@ -162,6 +171,7 @@ export function toolsMarkdown(): string {
 		"this file and `.roundtable/mcp/tools.schema.json` carry (tools/list keeps to 32 KiB).",
 		"",
 		...sections,
+		...(OPERATOR_TOOLS.length > 0 ? [operator] : []),
 	]
 		.join("\n")
 		.trimEnd()

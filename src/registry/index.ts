@@ -2,16 +2,19 @@
 // `mcp inspect` and docs/tools.md are all derived from TOOLS; the dispatcher's switch mirrors it.
 import { type Type, type } from "arktype";
 import { positiveInt } from "../domain/scalars.ts";
+import { configTools } from "./config.ts";
 import { governanceTools } from "./governance.ts";
 import { memoryTools } from "./memory.ts";
 import { proposalTools } from "./proposals.ts";
 import { repoTools } from "./repo.ts";
 import { resourceTools } from "./resources.ts";
+import { runTools } from "./runs.ts";
+import { sessionTools } from "./sessions.ts";
 import { tableTools } from "./table.ts";
 import { taskTools } from "./tasks.ts";
 import { testTools } from "./tests.ts";
 import { turnTools } from "./turns.ts";
-import { FAMILIES, type Family, type ToolSpec } from "./types.ts";
+import { FAMILIES, type Family, type ToolSpec, type Visibility } from "./types.ts";
 
 const SPECS = [
 	...tableTools,
@@ -23,6 +26,9 @@ const SPECS = [
 	...governanceTools,
 	...testTools,
 	...memoryTools,
+	...sessionTools,
+	...runTools,
+	...configTools,
 ] as const;
 
 type Spec = (typeof SPECS)[number];
@@ -50,6 +56,7 @@ export const idempotencyKey = type(/^(?=[\s\S]*\S)[\s\S]{1,200}$/).describe(
 export interface Tool {
 	name: ToolName;
 	family: Family;
+	visibility: Visibility;
 	title: string;
 	description: string;
 	details: string;
@@ -73,6 +80,7 @@ function build(spec: ToolSpec): Tool {
 	return {
 		name: spec.name as ToolName,
 		family: spec.family,
+		visibility: spec.visibility ?? "agent",
 		title: spec.title,
 		description: spec.description,
 		details: spec.details,
@@ -101,6 +109,11 @@ function build(spec: ToolSpec): Tool {
 }
 
 export const TOOLS: readonly Tool[] = SPECS.map((s) => build(s as ToolSpec));
+
+/** What agents see: tools/list, the manifest, tools.schema.json. */
+export const AGENT_TOOLS: readonly Tool[] = TOOLS.filter((t) => t.visibility === "agent");
+/** The operator's own tools, documented in a section of their own. */
+export const OPERATOR_TOOLS: readonly Tool[] = TOOLS.filter((t) => t.visibility === "operator");
 
 const BY_NAME = new Map<string, Tool>(TOOLS.map((t) => [t.name, t]));
 

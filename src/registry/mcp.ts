@@ -3,7 +3,7 @@
 // are a lean projection of the full ones: arktype still validates every call in full, and
 // tools.schema.json keeps the full input and output schemas.
 import { callerId, nonBlank } from "../domain/scalars.ts";
-import { idempotencyKey, jsonSchemas, TOOLS, type Tool } from "./index.ts";
+import { AGENT_TOOLS, idempotencyKey, jsonSchemas, type Tool } from "./index.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -76,8 +76,8 @@ function hints(a: Tool["annotations"]): PublishedTool["annotations"] {
 }
 
 let cached: PublishedTool[] | undefined;
-/** Every tool, in registry order. Computed once: schemas never change while a process runs. */
+/** Every agent tool, in registry order. Computed once: schemas never change while a process runs. */
 export const publishedTools = (): PublishedTool[] => {
-	cached ??= TOOLS.map(publishedTool);
+	cached ??= AGENT_TOOLS.map(publishedTool);
 	return cached;
 };

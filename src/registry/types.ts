@@ -10,9 +10,19 @@ export const FAMILIES = {
 	governance: "human approvals and security review",
 	tests: "tests and evidence",
 	memory: "memory",
+	sessions: "agents and their sessions",
+	runs: "runs and the Chair's work",
+	config: "configuration",
 } as const;
 
 export type Family = keyof typeof FAMILIES;
+
+/**
+ * Who sees and calls a tool. `agent`: every caller; listed in tools/list and the docs. `operator`:
+ * the operator only (the CLI); in docs/tools.md in a section of its own, never in tools/list.
+ * `internal`: the Chair and the owner's own upkeep (sweeps, recovery, config sync); never listed.
+ */
+export type Visibility = "agent" | "operator" | "internal";
 
 /** Docs for the arguments the registry adds: what a retry or a stale revision means for this tool. */
 export interface CommonArgDocs {
@@ -24,6 +34,8 @@ export interface CommonArgDocs {
 export interface ToolSpec<N extends string = string, I extends object = object, O extends object = object> {
 	name: N;
 	family: Family;
+	/** Default `agent`. */
+	visibility?: Visibility;
 	title: string;
 	/** For agents, briefly: what it does, when to call it, and what usually comes next. */
 	description: string;

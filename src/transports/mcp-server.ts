@@ -18,7 +18,7 @@ import type { CallContext, Transport } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { asToolError } from "../errors.ts";
-import { findTool, TOOLS } from "../registry/index.ts";
+import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import type { Runtime } from "../runtime.ts";
 import { VERSION } from "../version.ts";
@@ -108,10 +108,11 @@ export function createMcpServer(rt: Runtime, options: McpServerOptions): Server 
 		if (extensionCall && extension?.tools.some((t) => t.name === params?.name)) {
 			return extensionCall(params.name, params.arguments ?? {}, extra);
 		}
-		if (!findTool(params.name)) {
+		// Operator and internal tools are not part of the MCP surface: to an MCP client they do not exist.
+		if (findTool(params.name)?.visibility !== "agent") {
 			const near = didYouMean(
 				params.name,
-				TOOLS.map((t) => t.name),
+				AGENT_TOOLS.map((t) => t.name),
 			);
 			throw rpcError(
 				ErrorCode.InvalidParams,

@@ -1,0 +1,3 @@
+// The runs family's tools (see FAMILIES in ./types.ts).
+
+export const runTools = [] as const;

@@ -1,7 +1,7 @@
 // The sandbox module with real bubblewrap: what a command inside it cannot reach. Skipped, with
 // the probe's reason printed, where bubblewrap does not work (CI installs it, so there it runs).
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { bwrapArgv, probeSandbox, type SandboxSpec } from "../src/sandbox/index.ts";
 import { runProcess } from "../src/testing/process.ts";
@@ -111,4 +111,38 @@ test("the probe names its reason when bubblewrap is not found", () => {
 	// /usr/bin is always searched as well: on a host with bwrap installed there, it is still found.
 	if (existsSync("/usr/bin/bwrap") || existsSync("/bin/bwrap")) expect(none.kind).toBe(choice.kind);
 	else expect(none).toEqual({ kind: "none", reason: "bubblewrap (bwrap) is not installed" });
+});
+
+describe.skipIf(choice.kind !== "bwrap")("toolchains", () => {
+	test("a toolchain on PATH under /tmp or $HOME stays runnable, read-only, though both are emptied", async () => {
+		// Like a checkout under /tmp whose node_modules/.bin links lead elsewhere in it (CI's clone).
+		for (const base of ["tmp", "home"] as const) {
+			const home = tempDir("rt-home-");
+			const checkout = base === "tmp" ? tempDir("rt-checkout-") : join(home, ".toolchain");
+			write(checkout, "lib/tool.sh", "#!/bin/sh\necho tool ran\n");
+			chmodSync(join(checkout, "lib/tool.sh"), 0o755);
+			mkdirSync(join(checkout, "bin"), { recursive: true });
+			symlinkSync("../lib/tool.sh", join(checkout, "bin/tool"));
+			const run = tempDir();
+			const path = `${join(checkout, "bin")}:${process.env.PATH}`;
+			const r = await runProcess({
+				argv: bwrapArgv(bwrap, {
+					argv: ["/bin/sh", "-c", `tool; echo x > ${checkout}/lib/new; ls /tmp | wc -l`],
+					writable: run,
+					network: false,
+					home,
+					path,
+				}),
+				cwd: run,
+				env: { PATH: path, HOME: home },
+				timeoutMs: 20_000,
+				maxBytes: 1 << 20,
+				signal: new AbortController().signal,
+			});
+			const out = new TextDecoder().decode(r.output);
+			expect(out).toContain("tool ran");
+			expect(existsSync(join(checkout, "lib/new"))).toBe(false);
+			expect(out).toContain("Read-only file system");
+		}
+	});
 });

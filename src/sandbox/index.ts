@@ -28,12 +28,17 @@ export type SandboxChoice =
 
 const under = (child: string, parent: string) => child === parent || child.startsWith(parent + sep);
 
-/** What to bind read-only for toolchains in $HOME: the top folder under $HOME of each PATH entry there. */
-function toolchainHomes(home: string, path: string | undefined): string[] {
+/**
+ * What to bind read-only for toolchains under a folder the sandbox empties ($HOME, /tmp): the top
+ * folder under it of each PATH entry there (~/.bun, ~/.pyenv, or a checkout's node_modules/.bin
+ * under /tmp, whose links lead elsewhere in that checkout).
+ */
+function toolchainsUnder(emptied: string, path: string | undefined): string[] {
 	const out = new Set<string>();
 	for (const entry of (path ?? "").split(":")) {
-		if (entry === "" || !under(entry, home) || entry === home) continue;
-		const top = join(home, entry.slice(home.length + 1).split(sep)[0] as string);
+		const realEntry = entry === "" ? undefined : real(entry);
+		if (!realEntry || !under(realEntry, emptied) || realEntry === emptied) continue;
+		const top = join(emptied, realEntry.slice(emptied.length + 1).split(sep)[0] as string);
 		if (existsSync(top)) out.add(top);
 	}
 	return [...out];
@@ -64,12 +69,14 @@ export function bwrapArgv(bwrap: string, spec: SandboxSpec): string[] {
 		"--proc",
 		"/proc",
 	);
-	args.push("--tmpfs", "/tmp");
+	const tmp = real("/tmp") ?? "/tmp";
+	args.push("--tmpfs", tmp);
+	for (const dir of toolchainsUnder(tmp, spec.path)) args.push("--ro-bind", dir, dir);
 	const home = spec.home && real(spec.home);
-	// The writable dir may be under $HOME: it is bound after the tmpfs, so it shows through.
+	// The writable dir may be under $HOME or /tmp: it is bound after the tmpfs, so it shows through.
 	if (home && home !== "/" && !under(home, writable)) {
 		args.push("--tmpfs", home);
-		for (const dir of toolchainHomes(home, spec.path)) args.push("--ro-bind", dir, dir);
+		for (const dir of toolchainsUnder(home, spec.path)) args.push("--ro-bind", dir, dir);
 	}
 	args.push("--bind", writable, writable);
 	for (const p of spec.readOnly ?? []) {

@@ -13,11 +13,14 @@ import { validateArgs } from "./registry/validate.ts";
 import type { Runtime } from "./runtime.ts";
 import type { Tx } from "./store/index.ts";
 import * as apply from "./tools/apply.ts";
+import * as config from "./tools/config.ts";
 import * as governance from "./tools/governance.ts";
 import * as memory from "./tools/memory.ts";
 import * as proposals from "./tools/proposals.ts";
 import * as repo from "./tools/repo.ts";
 import * as resources from "./tools/resources.ts";
+import * as runs from "./tools/runs.ts";
+import * as sessions from "./tools/sessions.ts";
 import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
 import * as tests from "./tools/tests.ts";
@@ -161,6 +164,10 @@ export function route(name: ToolName): Handler {
 			return inTx(name, resources.search);
 		case "resource.renew":
 			return readsRepo(prepared(name, resources.prepareRenew, resources.renew));
+		case "resource.revoke":
+			return inTx(name, resources.revoke);
+		case "resource.expire":
+			return inTx(name, resources.expire);
 
 		case "proposal.create":
 			return readsRepo(prepared(name, proposals.preparePatch, proposals.create));
@@ -188,11 +195,15 @@ export function route(name: ToolName): Handler {
 			return mutation(name, apply.apply);
 		case "patch.rollback":
 			return mutation(name, apply.rollback);
+		case "patch.recover":
+			return mutation(name, apply.recover);
 
 		case "human.request_approval":
 			return inTx(name, governance.requestApproval);
 		case "human.approval_status":
 			return inTx(name, governance.approvalStatus);
+		case "human.decide":
+			return inTx(name, governance.decide);
 		case "security.review":
 			return readsRepo(prepared(name, governance.prepareReview, governance.review));
 
@@ -204,6 +215,8 @@ export function route(name: ToolName): Handler {
 			return direct(name, tests.get);
 		case "test.evidence.submit":
 			return inTx(name, tests.submitEvidence);
+		case "test.sweep_interrupted":
+			return mutation(name, tests.sweepInterrupted);
 
 		case "memory.query":
 			return inTx(name, memory.query);
@@ -213,6 +226,37 @@ export function route(name: ToolName): Handler {
 			return inTx(name, memory.summarize);
 		case "memory.mark_stale":
 			return inTx(name, memory.markStale);
+
+		case "session.register":
+			return inTx(name, sessions.register);
+		case "session.heartbeat":
+			return inTx(name, sessions.heartbeat);
+		case "session.end":
+			return inTx(name, sessions.end);
+		case "agent.enable":
+			return inTx(name, sessions.enable);
+		case "agent.disable":
+			return inTx(name, sessions.disable);
+
+		case "run.open":
+			return inTx(name, runs.open);
+		case "chair.expire":
+			return inTx(name, runs.expire);
+		case "chair.assign_tasks":
+			return inTx(name, runs.assignTasks);
+		case "chair.schedule_turn":
+			return inTx(name, runs.scheduleTurn);
+		case "run.converge":
+			return inTx(name, runs.converge);
+		case "chair.report_error":
+			return inTx(name, runs.reportError);
+		case "run.tick_failed":
+			return inTx(name, runs.tickFailed);
+
+		case "config.sync_agents":
+			return inTx(name, config.syncAgents);
+		case "config.record_reload":
+			return inTx(name, config.recordReload);
 
 		default: {
 			const unreachable: never = name;
@@ -367,6 +411,8 @@ async function runMutation(
 	const ticket = {} as Ticket;
 	const key: Key<object> = {
 		async claim(tx) {
+			// Without a key there is nothing to hold: no transaction for it either.
+			if (keyed.key === undefined) return { ticket };
 			const go = (t: Tx) => claimKey(rt, t, tool, keyed, nowIso());
 			const earlier = tx ? await go(tx) : await rt.store.withTransaction("write", go);
 			if (earlier) return { earlier: earlier as Done<object> };

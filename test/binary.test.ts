@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TOOLS } from "../src/registry/index.ts";
+import { AGENT_TOOLS } from "../src/registry/index.ts";
 import { VERSION } from "../src/version.ts";
 import { REPO, runProcess } from "./helpers.ts";
 import { cleanUp, prepareProject, scratch, startOwner, stdioSession, userEnv } from "./install-helpers.ts";
@@ -84,7 +84,7 @@ describe("a project run by the binary alone", () => {
 		const { command, args } = codexEntry();
 		const session = await stdioSession([command, ...args], home, env);
 		expect(session.initialize.result?.serverInfo).toMatchObject({ name: "roundtable", version: VERSION });
-		expect(session.toolNames).toEqual(TOOLS.map((t) => t.name).sort());
+		expect(session.toolNames).toEqual(AGENT_TOOLS.map((t) => t.name).sort());
 		const state = session.state.result?.structuredContent as { agents: unknown[] };
 		expect(state.agents).toHaveLength(8);
 		expect(session.code).toBe(0);

@@ -1,12 +1,14 @@
-// resource.claim, .release, .renew, .claim_status, .get and .search, plus the operator's revokeClaim
-// and the expiry sweep, through the real dispatcher and a real SQLite database: the mode matrix,
+// resource.claim, .release, .renew, .claim_status, .get and .search, plus the operator's
+// resource.revoke and resource.expire (the expiry sweep), through the real dispatcher and a real SQLite database: the mode matrix,
 // overlap rules, the state machine, base hashes, reconcile, filters and paging, and events.
 import { describe, expect, test } from "bun:test";
 import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { operatorContext } from "../src/context.ts";
+import { call } from "../src/dispatch.ts";
 import { argNames, findTool } from "../src/registry/index.ts";
 import type { ClaimRecord, ResourceRecord } from "../src/registry/records.ts";
-import { expireDueClaims, revokeClaim } from "../src/tools/resources.ts";
+import type { Runtime } from "../src/runtime.ts";
 import {
 	allEvents,
 	disableAgent,
@@ -26,6 +28,13 @@ type Mode = (typeof MODES)[number];
 const sha256 = (data: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+
+/** The operator's sweep (`claims expire`): what it recorded as expired. */
+const expireDueClaims = async (rt: Runtime, at?: string) =>
+	(await call(rt, "resource.expire", at === undefined ? {} : { at }, operatorContext())).claims;
+/** The operator's revoke (`claims revoke`). */
+const revokeClaim = async (rt: Runtime, claimId: string, reason: string) =>
+	(await call(rt, "resource.revoke", { claim_id: claimId, reason }, operatorContext())).claim;
 
 interface ClaimOut {
 	claim: ClaimRecord;
@@ -515,7 +524,7 @@ describe("expiry", () => {
 		expect(await t.events("claim.expired")).toEqual([]);
 
 		// The sweep records it (and only it) with an event; a second sweep changes nothing.
-		const swept = await expireDueClaims(t.p.rt.store);
+		const swept = await expireDueClaims(t.p.rt);
 		expect(swept.map((c) => [c.id, c.status])).toEqual([[short.claim.id, "expired"]]);
 		const events = await t.events("claim.expired");
 		expect(events).toHaveLength(1);
@@ -524,7 +533,7 @@ describe("expiry", () => {
 			task_id: t.taskId,
 			payload: { claim_id: short.claim.id, resource_id: "file:src/a.ts", agent_id: "implementer-1" },
 		});
-		expect(await expireDueClaims(t.p.rt.store)).toEqual([]);
+		expect(await expireDueClaims(t.p.rt)).toEqual([]);
 		expect(await t.events("claim.expired")).toHaveLength(1);
 		const after = (await t.call("resource.claim_status", { resource_id: "file:src/a.ts" })) as {
 			claims: ClaimRecord[];
@@ -540,7 +549,7 @@ describe("expiry", () => {
 		const t = await table();
 		const soon = await t.file("implementer-1", "src/a.ts", "write", { ttl_seconds: 60 });
 		const late = await t.file("implementer-1", "src/b.ts", "write", { ttl_seconds: 7200 });
-		const swept = await expireDueClaims(t.p.rt.store, inAnHour());
+		const swept = await expireDueClaims(t.p.rt, inAnHour());
 		expect(swept.map((c) => c.id)).toEqual([soon.claim.id]);
 		const status = (await t.call("resource.claim_status", { agent_id: "implementer-1" })) as {
 			claims: ClaimRecord[];
@@ -620,7 +629,7 @@ describe("the state machine", () => {
 		});
 	});
 
-	test("revokeClaim: revoked with an event; revoking twice, renewing or releasing it is failed_precondition", async () => {
+	test("resource.revoke: revoked with an event; revoking twice, renewing or releasing it is failed_precondition", async () => {
 		const t = await table();
 		const c = await t.file("implementer-1", "src/a.ts");
 		const revoked = await revokeClaim(t.p.rt, c.claim.id, "scope changed");
@@ -670,7 +679,7 @@ describe("the state machine", () => {
 			payload: { claim_id: c.claim.id, expires_at: out.claim.expires_at },
 		});
 		// the renewed lease outlives a sweep that would have caught the old one
-		expect(await expireDueClaims(t.p.rt.store, new Date(Date.now() + 120_000).toISOString())).toEqual([]);
+		expect(await expireDueClaims(t.p.rt, new Date(Date.now() + 120_000).toISOString())).toEqual([]);
 	});
 
 	test("renew: not renewable → failed_precondition; someone else → permission_denied", async () => {

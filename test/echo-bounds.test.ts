@@ -5,8 +5,10 @@ import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { systemContext } from "../src/context.ts";
+import { call } from "../src/dispatch.ts";
 import { ECHO_CHARS, searchWork } from "../src/domain/suggest.ts";
-import { argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
+import { argNames, findTool, jsonSchemas, TOOLS } from "../src/registry/index.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { createMcpServer } from "../src/transports/mcp-server.ts";
 import { makeProject } from "./helpers.ts";
@@ -17,10 +19,10 @@ const BOUND = ECHO_CHARS + 400;
 
 const p = await makeProject();
 
-/** The error of a call, or undefined when it succeeded. */
+/** The error of a call, or undefined when it succeeded; internal tools are called as the system. */
 async function errorOf(tool: string, args: Record<string, unknown>) {
 	try {
-		await p.call(tool, args);
+		await call(p.rt, tool, args, findTool(tool)?.visibility === "internal" ? systemContext() : p.ctx);
 		return undefined;
 	} catch (err) {
 		return err as { code: string; message: string; details?: unknown };

@@ -99,11 +99,7 @@ export function addRun(p: Project, id: string, status: RunStatus = "active") {
 
 /** Disables an agent as the operator would. */
 export async function disableAgent(p: Project, id: string) {
-	await p.rt.store.withTransaction("write", async (tx) => {
-		const agent = await tx.agents.get(id);
-		if (!agent) throw new Error(`no agent ${id}`);
-		await tx.agents.update({ ...agent, enabled: false, disabled_by: "operator" }, new Date().toISOString());
-	});
+	await call(p.rt, "agent.disable", { agent_id: id }, operatorContext());
 }
 
 /** Real git in `root`, with a committer identity; throws on a non-zero exit, returns stdout. */

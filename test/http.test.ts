@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { TOOLS } from "../src/registry/index.ts";
+import { AGENT_TOOLS } from "../src/registry/index.ts";
 import type { HttpOptions, HttpServer } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { expectDeclaredOutput, makeProject, type Project, REPO, runCli } from "./helpers.ts";
@@ -347,12 +347,12 @@ describe("tools/list", () => {
 		const b = await rawSession(url);
 		const first = await listAll(a);
 		expect(first.length).toBe(43);
-		expect(first.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+		expect(first.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
 		expect(await listAll(a)).toEqual(first);
 		expect(await listAll(b)).toEqual(first);
 
 		for (const tool of first) {
-			const reg = TOOLS.find((t) => t.name === tool.name);
+			const reg = AGENT_TOOLS.find((t) => t.name === tool.name);
 			if (!reg) throw new Error(`unexpected tool ${tool.name}`);
 			expect(tool.name).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
 			expect(tool.title).toBe(reg.title);
@@ -373,7 +373,7 @@ describe("tools/list", () => {
 		const { url } = await serve();
 		const client = await connect(url);
 		const { tools } = await client.listTools();
-		expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+		expect(tools.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
 	});
 });
 

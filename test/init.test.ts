@@ -18,7 +18,7 @@ import { DEFAULT_POLICY } from "../src/config/policy.ts";
 import { CONFIG_TEMPLATE } from "../src/init/config-template.ts";
 import { type InitReport, initProject } from "../src/init/index.ts";
 import { AGENTS_MD, PROJECT_MD } from "../src/init/starter-files.ts";
-import { TOOLS } from "../src/registry/index.ts";
+import { AGENT_TOOLS, TOOLS } from "../src/registry/index.ts";
 import { openRuntime } from "../src/runtime.ts";
 import type { StoredAgent } from "../src/store/agents.ts";
 import { allEvents, makeProject, type Project, REPO, runCli, tempDir } from "./helpers.ts";
@@ -461,14 +461,14 @@ describe("generated files", () => {
 		expect(server.transports.legacy_unix_socket.path).toBe(sock);
 	});
 
-	test("tools.schema.json lists every tool of the registry with a strict input schema", async () => {
+	test("tools.schema.json lists every agent tool of the registry with a strict input schema", async () => {
 		const root = freshRoot();
 		await initProject(root);
 		const { tools } = JSON.parse(read(root, ".roundtable/mcp/tools.schema.json")) as {
 			tools: { name: string; description: string; input_schema: Record<string, unknown> }[];
 		};
 		expect(tools.length).toBe(43);
-		expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+		expect(tools.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
 		expect(new Set(tools.map((t) => t.name)).size).toBe(43);
 		for (const t of tools) {
 			expect(typeof t.description).toBe("string");
@@ -485,7 +485,7 @@ describe("generated files", () => {
 		expect(create?.input_schema.required).toEqual(expect.arrayContaining(["title", "body_md"]));
 	});
 
-	test("AGENT_MCP_MANIFEST.md has the mandatory sections and names every tool", async () => {
+	test("AGENT_MCP_MANIFEST.md has the mandatory sections and names every agent tool, and no other", async () => {
 		const root = freshRoot();
 		await initProject(root);
 		const manifest = read(root, ".roundtable/mcp/AGENT_MCP_MANIFEST.md");
@@ -495,7 +495,11 @@ describe("generated files", () => {
 		expect(headings).toEqual(
 			expect.arrayContaining(["Mandatory rules", "Startup and resume checklist", "Turns"]),
 		);
-		for (const t of TOOLS) expect(manifest).toContain(`\`${t.name}\``);
+		for (const t of TOOLS)
+			expect({ t: t.name, named: manifest.includes(`\`${t.name}\``) }).toEqual({
+				t: t.name,
+				named: t.visibility === "agent",
+			});
 		expect(manifest).toContain(`--root ${root}`);
 	});
 });

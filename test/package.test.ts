@@ -14,7 +14,7 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { TOOLS } from "../src/registry/index.ts";
+import { AGENT_TOOLS } from "../src/registry/index.ts";
 import { VERSION } from "../src/version.ts";
 import { REPO, runProcess } from "./helpers.ts";
 import { cleanUp, prepareProject, scratch, startOwner, stdioSession, userEnv } from "./install-helpers.ts";
@@ -123,7 +123,7 @@ describe.skipIf(plain.kind === "skip")("installed with `npm install <tgz>`", () 
 	test("npx roundtable start; mcp stdio (npx, and the client entry from elsewhere) relays to it", async () => {
 		const owner = await timed("npx start to ready", () => startOwner([...NPX, "start"], root, env));
 		expect(owner.ready).toMatch(/^roundtable ready: .* http=http:\/\/127\.0\.0\.1:\d+\/mcp /);
-		const published = TOOLS.map((t) => t.name).sort();
+		const published = AGENT_TOOLS.map((t) => t.name).sort();
 
 		const viaNpx = await timed("npx mcp stdio session", () =>
 			stdioSession([...NPX, "mcp", "stdio"], root, env),

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { TOOLS } from "../src/registry/index.ts";
+import { AGENT_TOOLS } from "../src/registry/index.ts";
 import { commitAll, MAIN, REPO, readyLine, runCli, tempDir, write } from "./helpers.ts";
 import {
 	bounded,
@@ -46,7 +46,7 @@ function clientTest(name: ClientName, title: string, body: (bin: string) => Prom
 	);
 }
 
-const registryTools = TOOLS.map((t) => t.name).sort();
+const registryTools = AGENT_TOOLS.map((t) => t.name).sort();
 let root = "";
 let owner: Subprocess<"ignore", "pipe", "pipe"> | undefined;
 /** The one stdio entry both `init --client` runs wrote (checked equal below). */

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { route } from "../src/dispatch.ts";
 import { toolsMarkdown } from "../src/init/mcp-assets.ts";
-import { argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
+import { AGENT_TOOLS, argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
 import { REPO } from "./helpers.ts";
 
 const SEED_TOOLS = [
@@ -51,13 +51,49 @@ const SEED_TOOLS = [
 	"memory.mark_stale",
 ];
 const ADDITIONS = ["resource.renew", "patch.rollback", "proposal.withdraw"];
+/** What the CLI changes that no agent tool covers. */
+const OPERATOR = [
+	"session.register",
+	"session.heartbeat",
+	"session.end",
+	"agent.enable",
+	"agent.disable",
+	"resource.revoke",
+	"resource.expire",
+	"human.decide",
+	"run.open",
+];
+/** The Chair's batch steps and the owner's own upkeep. */
+const INTERNAL = [
+	"chair.expire",
+	"chair.assign_tasks",
+	"chair.schedule_turn",
+	"chair.report_error",
+	"run.converge",
+	"run.tick_failed",
+	"config.sync_agents",
+	"config.record_reload",
+	"patch.recover",
+	"test.sweep_interrupted",
+];
 
 const names = TOOLS.map((t) => t.name as string);
+const visible = (v: string) => TOOLS.filter((t) => t.visibility === v).map((t) => t.name as string);
 
-test("declares the seed's 40 tools and the 3 additions, each once", () => {
+test("declares the seed's 40 tools and the 3 additions for agents, each once", () => {
 	expect(SEED_TOOLS.length).toBe(40);
-	expect([...names].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS].sort());
+	expect([...visible("agent")].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS].sort());
+	expect(AGENT_TOOLS.map((t) => t.name)).toEqual(visible("agent") as (typeof AGENT_TOOLS)[number]["name"][]);
 	expect(new Set(names).size).toBe(names.length);
+});
+
+test("what the CLI, the Chair and the owner's upkeep change are operator and internal entries", () => {
+	expect([...visible("operator")].sort()).toEqual([...OPERATOR].sort());
+	expect([...visible("internal")].sort()).toEqual([...INTERNAL].sort());
+	expect(names.length).toBe(SEED_TOOLS.length + ADDITIONS.length + OPERATOR.length + INTERNAL.length);
+	// Neither kind changes nothing: each is there to carry a change through call().
+	for (const t of TOOLS.filter((t) => t.visibility !== "agent"))
+		expect({ name: t.name, mutates: t.mutates }).toEqual({ name: t.name, mutates: true });
 });
 
 test("the dispatcher's switch lists exactly the registry's names", () => {
@@ -76,7 +112,13 @@ test("a tool that manages its own transactions is a mutation (given its key) exa
 	]);
 	for (const [name, routedAsMutation, mutates] of kinds)
 		expect({ name, routedAsMutation }).toEqual({ name, routedAsMutation: mutates });
-	expect(kinds.filter(([, m]) => m).map(([n]) => n)).toEqual(["patch.apply", "patch.rollback", "test.run"]);
+	expect(kinds.filter(([, m]) => m).map(([n]) => n)).toEqual([
+		"patch.apply",
+		"patch.rollback",
+		"patch.recover",
+		"test.run",
+		"test.sweep_interrupted",
+	]);
 });
 
 describe.each(TOOLS.map((t) => [t.name, t] as const))("%s", (_name, tool) => {

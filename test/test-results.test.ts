@@ -1,11 +1,13 @@
 // test.run against a proposal (a real git repository, a real proposal and its patch), test.get_result,
-// test.evidence.submit and the start-up sweep (markInterrupted), whose crash case SIGKILLs a real
+// test.evidence.submit and the start-up sweep (test.sweep_interrupted), whose crash case SIGKILLs a real
 // child process (test/fixtures-scripts/apply-once.ts, which makes one tool call) mid-run.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { systemContext } from "../src/context.ts";
+import { call } from "../src/dispatch.ts";
 import type { TestEvidenceRecord } from "../src/registry/records.ts";
-import { markInterrupted } from "../src/tools/tests.ts";
+import type { Runtime } from "../src/runtime.ts";
 import type { Proposal } from "./flow-helpers.ts";
 import { commitAll, diffOf, expectDeclaredOutput, git, REPO, tempDir, write } from "./helpers.ts";
 import {
@@ -24,6 +26,10 @@ import {
 	withEnv,
 	withPrivateTmp,
 } from "./test-run-helpers.ts";
+
+/** The owner's start-up sweep: the runs it marked interrupted. */
+const markInterrupted = async (rt: Runtime) =>
+	(await call(rt, "test.sweep_interrupted", {}, systemContext())).test_run_ids;
 
 describe("test.run with proposal_id: a scratch copy with the patch applied", () => {
 	const CHECK = [
@@ -351,7 +357,7 @@ describe("test.evidence.submit", () => {
 	});
 });
 
-describe("markInterrupted (the owner's start-up sweep)", () => {
+describe("test.sweep_interrupted (the owner's start-up sweep)", () => {
 	/** A `running` row as a crashed runner in this process's pid would have left it. */
 	async function leftRunning(p: Awaited<ReturnType<typeof project>>, id: string, group?: number) {
 		const now = new Date().toISOString();

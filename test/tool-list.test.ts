@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
+import { AGENT_TOOLS, argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
 import { publishedTools } from "../src/registry/mcp.ts";
 import type { HttpServer } from "../src/transports/http.ts";
 import { expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
@@ -56,7 +56,7 @@ describe("tools/list over Streamable HTTP", () => {
 		console.log(
 			`tools/list: ${bytes} bytes for ${wire.tools.length} tools (budget ${BUDGET}); largest: ${largest.map(([n, b]) => `${n} ${b}`).join(", ")}`,
 		);
-		expect(wire.tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+		expect(wire.tools.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
 		expect(bytes).toBeLessThanOrEqual(BUDGET);
 	});
 
@@ -64,7 +64,7 @@ describe("tools/list over Streamable HTTP", () => {
 		expect(wire).toEqual(JSON.parse(JSON.stringify({ tools: publishedTools() })));
 		for (const t of wire.tools) expect(t.outputSchema).toBeUndefined();
 		const { tools } = await client.listTools();
-		expect(tools.length).toBe(TOOLS.length);
+		expect(tools.length).toBe(AGENT_TOOLS.length);
 	});
 
 	test("publishes every argument, with what is required, and the hints", () => {

@@ -1,7 +1,8 @@
 // The Chair loop inside the owner: every interval it ticks each active run. A run whose tick fails
 // as a whole (the database unavailable, say) is retried with backoff — 1, 2, 4, 8 s — and fails
 // after MAX_CONSECUTIVE_ERRORS in a row; meanwhile /healthz says degraded.
-import { nowIso } from "../domain/ids.ts";
+import { chairContext } from "../context.ts";
+import { call } from "../dispatch.ts";
 import type { Runtime } from "../runtime.ts";
 import { chairId, type TickReport, tick } from "./tick.ts";
 
@@ -110,34 +111,20 @@ export class Coordinator {
 		else this.retries.set(runId, { attempts, notBefore: Date.now() + delay });
 		this.options.onTickError?.(runId, giveUp);
 		try {
-			await this.rt.store.withTransaction("write", async (tx) => {
-				const now = nowIso();
-				const chair = await chairId(tx);
-				const run = await tx.runs.get(runId);
-				if (giveUp && run?.status === "active") await tx.runs.finish(runId, "failed", now);
-				await tx.events.append(
-					giveUp
-						? {
-								type: "orchestrator.failed",
-								actor_id: chair,
-								run_id: runId,
-								payload: { iterations: run?.ticks ?? 0, error },
-							}
-						: {
-								type: "orchestrator.retry",
-								actor_id: chair,
-								run_id: runId,
-								payload: {
-									iteration: (run?.ticks ?? 0) + 1,
-									attempt: attempts,
-									max_attempts: MAX_CONSECUTIVE_ERRORS,
-									error,
-									next_retry_delay_ms: delay,
-								},
-							},
-					now,
-				);
-			});
+			const chair = await this.rt.store.withTransaction("read", (tx) => chairId(tx));
+			await call(
+				this.rt,
+				"run.tick_failed",
+				{
+					run_id: runId,
+					attempt: attempts,
+					max_attempts: MAX_CONSECUTIVE_ERRORS,
+					error,
+					give_up: giveUp,
+					next_retry_delay_ms: giveUp ? 0 : delay,
+				},
+				chairContext(chair),
+			);
 		} catch {
 			// The database is the likely cause of the failure itself; the log line stands.
 		}

@@ -5,18 +5,11 @@
 // proposals, then check convergence and count the tick.
 import { chairContext } from "../context.ts";
 import { call } from "../dispatch.ts";
-import { nowIso } from "../domain/ids.ts";
+import type { Convergence } from "../domain/convergence.ts";
 import { asToolError } from "../errors.ts";
 import type { RunRecord } from "../registry/records.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
-import { expireDueClaims } from "../tools/resources.ts";
-import { expireTurn, leaseEnd } from "../tools/turns.ts";
-import { type Convergence, converge } from "./convergence.ts";
-
-const ASSIGN_CURSOR = "assign.last_agent";
-/** implementer-2 before implementer-10. */
-const byId = new Intl.Collator("en", { numeric: true }).compare;
 
 export interface TickReport {
 	run_id: string;
@@ -55,6 +48,9 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 	if (current.status !== "active")
 		return { run_id: runId, ...idle, errors, convergence: "run_not_active", run: current };
 	const reported = options.reported ?? new Set<string>();
+	// Every change the tick makes is a call through the dispatcher, as the Chair.
+	const ctx = chairContext(chair);
+	const run_id = runId;
 
 	const fail = async (step: string, subject: string, err: unknown) => {
 		const e = asToolError(err);
@@ -63,17 +59,7 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		if (reported.has(key)) return;
 		reported.add(key);
 		options.log(`roundtable chair: run ${runId}: ${step} ${subject} failed: ${e.message}`);
-		await store.withTransaction("write", (tx) =>
-			tx.events.append(
-				{
-					type: "chair.error",
-					actor_id: chair,
-					run_id: runId,
-					payload: { step, subject, code: e.code, message: e.message },
-				},
-				nowIso(),
-			),
-		);
+		await call(rt, "chair.report_error", { run_id, step, subject, code: e.code, message: e.message }, ctx);
 	};
 
 	// A step that fails is reported and skipped; only if even the report cannot be written (the
@@ -87,29 +73,21 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		}
 	};
 
-	const expiredClaims = await step("expire_claims", 0, async () => (await expireDueClaims(store)).length);
-	const expiredTurns = await step("expire_turns", 0, () =>
-		store.withTransaction("write", async (tx) => {
-			const now = nowIso();
-			const due = (await tx.turns.leaseDue(now)).filter((t) => t.run_id === runId);
-			for (const t of due) await expireTurn(tx, t, now, chair);
-			return due.length;
-		}),
+	// Claims and turn leases expire in one call: one commit.
+	const expired = await step("expire", { expired_claims: 0, expired_turns: 0 }, () =>
+		call(rt, "chair.expire", { run_id }, ctx),
 	);
-	const assigned = await step("assign_tasks", [], () =>
-		store.withTransaction("write", (tx) => assignTasks(tx, runId, chair, nowIso())),
+	const { assigned } = await step("assign_tasks", { assigned: [] }, () =>
+		call(rt, "chair.assign_tasks", { run_id }, ctx),
 	);
-	const scheduled = await step("schedule_turn", null, () =>
-		store.withTransaction("write", (tx) =>
-			scheduleTurn(tx, runId, chair, rt.config.turns.lease_seconds, nowIso()),
-		),
+	const { scheduled } = await step("schedule_turn", { scheduled: null }, () =>
+		call(rt, "chair.schedule_turn", { run_id }, ctx),
 	);
 
 	const reviewsRequested: string[] = [];
 	const pending = await step("request_reviews", [], () =>
 		store.withTransaction("read", (tx) => tx.proposals.ofRun(runId, ["pending"], true)),
 	);
-	const ctx = chairContext(chair);
 	for (const p of pending) {
 		try {
 			await call(rt, "proposal.request_review", { proposal_id: p.id }, ctx);
@@ -119,13 +97,10 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		}
 	}
 
-	const { convergence, run } = await store.withTransaction("write", (tx) =>
-		converge(tx, runId, chair, nowIso()),
-	);
+	const { convergence, run } = await call(rt, "run.converge", { run_id }, ctx);
 	return {
 		run_id: runId,
-		expired_claims: expiredClaims,
-		expired_turns: expiredTurns,
+		...expired,
 		assigned,
 		scheduled,
 		reviews_requested: reviewsRequested,
@@ -133,64 +108,4 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		convergence,
 		run,
 	};
-}
-
-/**
- * Open, unassigned tasks of the run (or of no run, which the run then adopts) go round-robin to the
- * enabled implementers. The cursor is the last agent given a task, kept across ticks and restarts.
- */
-async function assignTasks(tx: Tx, runId: string, chair: string, now: string) {
-	const tasks = await tx.tasks.assignable(runId);
-	if (tasks.length === 0) return [];
-	const implementers = (await tx.agents.list())
-		.filter((a) => a.role === "Implementer" && a.enabled)
-		.map((a) => a.id)
-		.sort(byId);
-	if (implementers.length === 0) return [];
-	const last = await tx.chairState.get(ASSIGN_CURSOR);
-	// The first implementer after the last one served (ids sort, so a removed agent still has a place).
-	let next = implementers.findIndex((id) => last === undefined || byId(id, last) > 0);
-	if (next === -1) next = 0;
-	const assigned: { task_id: string; agent_id: string }[] = [];
-	for (const task of tasks) {
-		const agent = implementers[next % implementers.length] as string;
-		next++;
-		await tx.tasks.update(task.id, { assigned_agent_id: agent, status: "in_progress", run_id: runId }, now);
-		await tx.events.append(
-			{
-				type: "task.assigned",
-				actor_id: chair,
-				run_id: runId,
-				task_id: task.id,
-				payload: { task_id: task.id, assigned_agent_id: agent },
-			},
-			now,
-		);
-		assigned.push({ task_id: task.id, agent_id: agent });
-	}
-	await tx.chairState.set(ASSIGN_CURSOR, assigned.at(-1)?.agent_id as string);
-	return assigned;
-}
-
-/** One turn at a time per run: when none holds the floor, the oldest request gets it. */
-async function scheduleTurn(tx: Tx, runId: string, chair: string, leaseSeconds: number, now: string) {
-	if (await tx.turns.current(runId)) return null;
-	const next = await tx.turns.next(runId);
-	if (!next) return null;
-	await tx.turns.schedule(next.request_event_id, leaseEnd(now, leaseSeconds), now);
-	await tx.events.append(
-		{
-			type: "agent.turn_scheduled",
-			actor_id: chair,
-			run_id: runId,
-			payload: {
-				agent_id: next.agent_id,
-				request_event_id: next.request_event_id,
-				reason: next.reason_md,
-				position: 1,
-			},
-		},
-		now,
-	);
-	return next.request_event_id;
 }

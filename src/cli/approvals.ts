@@ -1,4 +1,4 @@
-// `approvals list|approve|reject`: the operator's human decisions, through human.request_approval.
+// `approvals list|approve|reject`: the operator's human decisions, through human.decide.
 import { call } from "../dispatch.ts";
 import type { ApprovalRecord } from "../registry/records.ts";
 import { UsageError } from "./args.ts";
@@ -29,16 +29,12 @@ const decide = (status: "approved" | "rejected"): CommandRun => ({
 			if (typeof id !== "string") throw new UsageError("--approval is required");
 			if (flags["override-policy"] === true && status === "rejected")
 				throw new UsageError("--override-policy goes with approve");
-			const { approval } = await call(rt, "human.approval_status", { approval_id: id }, ctx);
 			const out = await call(
 				rt,
-				"human.request_approval",
+				"human.decide",
 				{
 					approval_id: id,
-					subject: approval.subject,
-					reason_md: approval.reason_md,
 					status,
-					decided_by: "operator",
 					...(typeof flags.decision === "string" && { decision_md: flags.decision }),
 					...(flags["override-policy"] === true && { override_policy: true }),
 				},

@@ -1,10 +1,9 @@
 // `claims list|claim|release|revoke|expire|reconcile`: the operator's view of claims and the
-// actions only the operator takes (revoke, the expiry sweep).
+// actions only the operator takes (resource.revoke, resource.expire).
 import { call } from "../dispatch.ts";
 import { quoted } from "../domain/suggest.ts";
 import type { Result } from "../registry/index.ts";
 import type { ClaimRecord } from "../registry/records.ts";
-import { expireDueClaims, revokeClaim } from "../tools/resources.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { print } from "./output.ts";
 import { command } from "./runtime.ts";
@@ -76,17 +75,27 @@ export const release = command(async (rt, ctx, flags) => {
 	return print(flags, out, [line(out.claim)]);
 });
 
-export const revoke = command(async (rt, _ctx, flags) => {
-	const revoked = await revokeClaim(rt, need(flags, "claim"), need(flags, "reason"));
-	return print(flags, { claim: revoked }, [line(revoked)]);
+export const revoke = command(async (rt, ctx, flags) => {
+	const out = await call(
+		rt,
+		"resource.revoke",
+		{ claim_id: need(flags, "claim"), reason: need(flags, "reason") },
+		ctx,
+	);
+	return print(flags, out, [line(out.claim)]);
 });
 
-export const expire = command(async (rt, _ctx, flags) => {
+export const expire = command(async (rt, ctx, flags) => {
 	const at = flags.at as string | undefined;
 	if (at !== undefined && Number.isNaN(Date.parse(at)))
 		throw new UsageError(`--at must be a timestamp like 2026-11-29T20:00:00Z (was ${quoted(at)})`);
-	const expired = await expireDueClaims(rt.store, at === undefined ? undefined : new Date(at).toISOString());
-	return print(flags, { claims: expired }, expired.map(line));
+	const out = await call(
+		rt,
+		"resource.expire",
+		at === undefined ? {} : { at: new Date(at).toISOString() },
+		ctx,
+	);
+	return print(flags, out, out.claims.map(line));
 });
 
 export const reconcile = command(async (rt, ctx, flags) => {

@@ -4,8 +4,9 @@
 // interactive shows the terminal view until q or Ctrl-C.
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { openRun } from "../chair/runs.ts";
 import type { TickReport } from "../chair/tick.ts";
+import { operatorContext } from "../context.ts";
+import { call } from "../dispatch.ts";
 import { initIfNeeded, writeMcpAssets } from "../init/index.ts";
 import { runOwner, stopSignal } from "../owner/index.ts";
 import { findOwner, type OwnerInfo } from "../owner/presence.ts";
@@ -68,11 +69,16 @@ export const run: CommandRun = {
 
 		const rt = openRuntime(flags.root);
 		try {
-			const { run, action } = await openRun(rt.store, {
-				id: flags.run as string | undefined,
-				goal: flags.goal as string | undefined,
-				resume: flags.resume === true,
-			});
+			const { run, action } = await call(
+				rt,
+				"run.open",
+				{
+					...(flags.run !== undefined && { run_id: flags.run }),
+					...(flags.goal !== undefined && { goal: flags.goal }),
+					...(flags.resume === true && { resume: true }),
+				},
+				operatorContext("cli"),
+			);
 			writeMcpAssets(rt.root, rt.config);
 			const owner = findOwner(rt.root);
 			if (owner && owner.chair_interval_ms === null) {

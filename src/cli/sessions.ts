@@ -1,21 +1,16 @@
 // `sessions [list]|register|heartbeat|end` and `resume`: the record of the external agent sessions
 // (Codex, Claude Code, …) working on the project, and the briefing an agent gets when it comes back.
-// Operator commands only; there are no MCP tools for sessions.
+// Operator commands: session.register, .heartbeat and .end (operator tools, not listed to agents).
 import { resolve } from "node:path";
 import { call } from "../dispatch.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../domain/ids.ts";
 import type { SessionStatus } from "../domain/statuses.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/suggest.ts";
-import type { Runtime } from "../runtime.ts";
 import { buildBriefing, renderBriefing } from "../sessions/briefing.ts";
-import type { Tx } from "../store/index.ts";
-import type { SessionRow } from "../store/sessions.ts";
-import { requireEnabledAgent, requireRun } from "../tools/common.ts";
+import { requireSession } from "../tools/sessions.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { print } from "./output.ts";
 import { command } from "./runtime.ts";
-
-const PLACEHOLDER = "{{external_session_id}}";
 
 /** A string flag's value; an empty one counts as not given. */
 const text = (flags: Flags, name: string): string | undefined => {
@@ -42,23 +37,6 @@ function externalId(flags: Flags): string | undefined {
 	return id;
 }
 
-/**
- * The adapter's resume command for an external session, from its `resume_pattern`: null when the
- * adapter cannot resume, or when the pattern needs an external id and there is none.
- */
-function resumeCommandFor(rt: Runtime, adapter: string, external: string | null): string | null {
-	const a = rt.config.adapters[adapter];
-	if (!a?.supports_resume || a.resume_pattern.trim() === "") return null;
-	if (!a.resume_pattern.includes(PLACEHOLDER)) return a.resume_pattern;
-	return external === null ? null : a.resume_pattern.replaceAll(PLACEHOLDER, external);
-}
-
-async function requireSession(tx: Tx, id: string): Promise<SessionRow> {
-	const session = await tx.sessions.get(id);
-	if (!session) throw new Error(`session ${id} not found`);
-	return session;
-}
-
 const sessionFlag = (flags: Flags): string => {
 	const id = text(flags, "session");
 	if (id === undefined) throw new UsageError("--session is required");
@@ -74,7 +52,7 @@ export const list = command(async (rt, _ctx, flags) => {
 	);
 });
 
-export const register = command(async (rt, _ctx, flags) => {
+export const register = command(async (rt, ctx, flags) => {
 	const required = ["id", "agent", "run", "adapter", "cwd"] as const;
 	const missing = required.filter((name) => text(flags, name) === undefined).map((name) => `--${name}`);
 	if (missing.length > 0) {
@@ -91,130 +69,58 @@ export const register = command(async (rt, _ctx, flags) => {
 	];
 	if (!CALLER_ID_PATTERN.test(id))
 		throw new UsageError("--id may hold only letters, digits and . _ : - (at most 128)");
-	const status = liveStatus(flags) ?? "active";
-	const external = externalId(flags) ?? null;
-	if (!rt.config.adapters[adapter]) {
-		const known = Object.keys(rt.config.adapters).sort();
-		throw new Error(
-			`unknown adapter ${quoted(adapter)}${suggestion(didYouMean(adapter, known))}; the configured adapters are ${known.join(", ")}`,
-		);
-	}
-	const resumeCommand = text(flags, "resume-command") ?? resumeCommandFor(rt, adapter, external);
-	const session = await rt.store.withTransaction("write", async (tx) => {
-		const now = nowIso();
-		await requireEnabledAgent(tx, agentId, "agent");
-		await requireRun(tx, runId);
-		const before = await tx.sessions.get(id);
-		if (before && before.agent_id !== agentId)
-			throw new Error(
-				`session ${id} belongs to ${before.agent_id}; register ${agentId}'s session under another id`,
-			);
-		const saved = await tx.sessions.upsert(
-			{
-				id,
-				agent_id: agentId,
-				run_id: runId,
-				adapter,
-				provider: text(flags, "provider") ?? null,
-				model: text(flags, "model") ?? null,
-				external_session_id: external,
-				resume_command: resumeCommand,
-				cwd: resolve(cwd),
-				mcp_socket: text(flags, "mcp-socket") ?? null,
-				status,
-			},
-			now,
-		);
-		await tx.events.append(
-			{
-				type: "session.registered",
-				actor_id: agentId,
-				run_id: runId,
-				payload: {
-					session_id: id,
-					agent_id: agentId,
-					adapter,
-					status,
-					external_session_id: external,
-					resume_command: resumeCommand,
-					reregistered: before !== undefined,
-				},
-			},
-			now,
-		);
-		return saved;
-	});
+	const status = liveStatus(flags);
+	const external = externalId(flags);
+	const optional = {
+		provider: "provider",
+		model: "model",
+		mcp_socket: "mcp-socket",
+		resume_command: "resume-command",
+	};
+	const { session } = await call(
+		rt,
+		"session.register",
+		{
+			session_id: id,
+			agent_id: agentId,
+			run_id: runId,
+			adapter,
+			cwd: resolve(cwd),
+			...(status !== undefined && { status }),
+			...(external !== undefined && { external_session_id: external }),
+			...Object.fromEntries(
+				Object.entries(optional).flatMap(([arg, flag]) => {
+					const value = text(flags, flag);
+					return value === undefined ? [] : [[arg, value]];
+				}),
+			),
+		},
+		ctx,
+	);
 	return print(flags, { session }, [
 		`${session.id} ${session.agent_id} ${session.status} ${session.resume_command ?? "-"}`,
 	]);
 });
 
-export const heartbeat = command(async (rt, _ctx, flags) => {
+export const heartbeat = command(async (rt, ctx, flags) => {
 	const id = sessionFlag(flags);
 	const status = liveStatus(flags);
 	const external = externalId(flags);
-	const session = await rt.store.withTransaction("write", async (tx) => {
-		const now = nowIso();
-		const before = await requireSession(tx, id);
-		if (before.status === "ended")
-			throw new Error(`session ${id} ended at ${before.ended_at}; register it again to reopen it`);
-		const externalChanged = external !== undefined && external !== before.external_session_id;
-		// A resume command made from the adapter's pattern follows the external id; one given by hand stays.
-		const derived = resumeCommandFor(rt, before.adapter, before.external_session_id);
-		const resumeCommand =
-			externalChanged && (before.resume_command === null || before.resume_command === derived)
-				? resumeCommandFor(rt, before.adapter, external)
-				: null;
-		const saved = await tx.sessions.heartbeat(
-			id,
-			{
-				...(status !== undefined && { status }),
-				...(external !== undefined && { external_session_id: external }),
-				...(resumeCommand !== null && { resume_command: resumeCommand }),
-			},
-			now,
-		);
-		if (saved.status !== before.status || externalChanged) {
-			await tx.events.append(
-				{
-					type: "session.heartbeat",
-					actor_id: saved.agent_id,
-					run_id: saved.run_id,
-					payload: {
-						session_id: id,
-						status: saved.status,
-						previous_status: before.status,
-						external_session_id: saved.external_session_id,
-						previous_external_session_id: before.external_session_id,
-						resume_command: saved.resume_command,
-					},
-				},
-				now,
-			);
-		}
-		return saved;
-	});
+	const { session } = await call(
+		rt,
+		"session.heartbeat",
+		{
+			session_id: id,
+			...(status !== undefined && { status }),
+			...(external !== undefined && { external_session_id: external }),
+		},
+		ctx,
+	);
 	return print(flags, { session }, [`${session.id} ${session.status} ${session.last_seen_at}`]);
 });
 
-export const end = command(async (rt, _ctx, flags) => {
-	const id = sessionFlag(flags);
-	const session = await rt.store.withTransaction("write", async (tx) => {
-		const now = nowIso();
-		const before = await requireSession(tx, id);
-		if (before.status === "ended") throw new Error(`session ${id} already ended at ${before.ended_at}`);
-		const saved = await tx.sessions.end(id, now);
-		await tx.events.append(
-			{
-				type: "session.ended",
-				actor_id: saved.agent_id,
-				run_id: saved.run_id,
-				payload: { session_id: id, previous_status: before.status, ended_at: saved.ended_at },
-			},
-			now,
-		);
-		return saved;
-	});
+export const end = command(async (rt, ctx, flags) => {
+	const { session } = await call(rt, "session.end", { session_id: sessionFlag(flags) }, ctx);
 	return print(flags, { session }, [`${session.id} ${session.status} ${session.ended_at}`]);
 });
 

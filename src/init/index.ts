@@ -3,15 +3,16 @@
 // is overwritten only if init wrote it and nobody edited it since (or with --force).
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type SyncReport, syncAgents } from "../config/agents.ts";
 import type { Config } from "../config/defaults.ts";
 import { CONFIG_PATH, loadConfig } from "../config/load.ts";
 import { policyMarkdown } from "../config/policy.ts";
+import { systemContext } from "../context.ts";
+import { call } from "../dispatch.ts";
 import { sha256 } from "../domain/canonical.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import { findOwner } from "../owner/presence.ts";
-import { databasePath } from "../runtime.ts";
-import { openStore } from "../store/index.ts";
+import type { Result } from "../registry/index.ts";
+import { openRuntime } from "../runtime.ts";
 import { CLIENT_FILES, type Client, clientConfig } from "./clients.ts";
 import { CONFIG_TEMPLATE } from "./config-template.ts";
 import {
@@ -40,7 +41,7 @@ export type FileAction = "created" | "updated" | "unchanged" | "kept" | "overwri
 export interface InitReport {
 	root: string;
 	files: { path: string; action: FileAction }[];
-	agents: SyncReport;
+	agents: Result<"config.sync_agents">;
 	/** False when the project was already initialized exactly like this. */
 	changed: boolean;
 }
@@ -177,12 +178,12 @@ export async function initProject(
 	}
 	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) writeState(root, written);
 
-	const store = openStore(databasePath(root, config));
-	let agents: SyncReport;
+	const rt = openRuntime(root);
+	let agents: Result<"config.sync_agents">;
 	try {
-		agents = await syncAgents(store, config);
+		agents = await call(rt, "config.sync_agents", {}, systemContext());
 	} finally {
-		store.close();
+		rt.close();
 	}
 	const changed =
 		report.some((f) => f.action !== "unchanged" && f.action !== "kept") ||

@@ -3,15 +3,14 @@
 // SIGINT/SIGTERM stops accepting, drains calls in flight (bounded), and cleans up after itself.
 import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { recoverNow } from "../apply/recover.ts";
 import { Coordinator } from "../chair/coordinator.ts";
 import type { TickReport } from "../chair/tick.ts";
-import { syncAgents } from "../config/agents.ts";
 import { endpointsOf } from "../config/peek.ts";
+import { systemContext } from "../context.ts";
+import { call } from "../dispatch.ts";
 import { writeMcpAssets } from "../init/index.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { describeSandbox } from "../testing/sandboxed.ts";
-import { markInterrupted } from "../tools/tests.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";
@@ -86,10 +85,14 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		reloader = startReloader(rt, { log: options.log });
 		await reloader.ready;
 		const { config } = rt;
-		await syncAgents(rt.store, config);
-		// Settle any apply a crash interrupted before serving anyone.
-		for (const s of await recoverNow(rt)) options.log(`recovered ${s.transaction_id}: ${s.outcome}`);
-		for (const id of await markInterrupted(rt)) options.log(`test run ${id} was interrupted by a crash`);
+		// The start-up upkeep, as the system: agents synced, then any apply and test run a crash
+		// interrupted settled before anyone is served.
+		const system = systemContext();
+		await call(rt, "config.sync_agents", {}, system);
+		const { settled } = await call(rt, "patch.recover", {}, system);
+		for (const s of settled) options.log(`recovered ${s.transaction_id}: ${s.outcome}`);
+		const { test_run_ids } = await call(rt, "test.sweep_interrupted", {}, system);
+		for (const id of test_run_ids) options.log(`test run ${id} was interrupted by a crash`);
 		// The sandbox probe, once: test runs use its answer from here on.
 		options.log(describeSandbox(config.tests));
 		const { socketPath } = endpointsOf(root, config.mcp);

@@ -14,14 +14,15 @@
 // touch, an edit undone) is no revision.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { syncAgents } from "../config/agents.ts";
 import type { Config } from "../config/defaults.ts";
 import { CONFIG_PATH, ConfigError, parseConfig } from "../config/load.ts";
+import { systemContext } from "../context.ts";
+import { call } from "../dispatch.ts";
 import { sha256 } from "../domain/canonical.ts";
-import { nowIso } from "../domain/ids.ts";
 import { isPlainObject } from "../domain/yaml-source.ts";
 import { defaultPolicy, POLICY_PATH, PolicyError, parsePolicy } from "../policy/index.ts";
 import type { Policy } from "../policy/types.ts";
+import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 
 /**
@@ -29,8 +30,6 @@ import type { Runtime } from "../runtime.ts";
  * a change to them is logged as needing a restart and the running values stay.
  */
 const RESTART_SECTIONS = ["storage", "mcp", "limits"] as const;
-
-const RELOAD_EVENT = "config.reloaded";
 
 export interface ReloaderOptions {
 	/** Where a rejected edit, a restart notice and each applied revision are reported (stderr). */
@@ -114,11 +113,9 @@ export function startReloader(rt: Runtime, options: ReloaderOptions): Reloader {
 	/** The last config the file gave, restart-only sections included (what changed_keys compares to). */
 	let fileConfig: Config = rt.config;
 
-	const record = async (payload: Record<string, unknown>) => {
+	const record = async (payload: Args<"config.record_reload">) => {
 		try {
-			await rt.store.withTransaction("write", (tx) =>
-				tx.events.append({ type: RELOAD_EVENT, actor_id: "system", payload }, nowIso()),
-			);
+			await call(rt, "config.record_reload", payload, systemContext());
 		} catch (err) {
 			log(`roundtable: could not record the ${payload.file} reload: ${(err as Error).message}`);
 		}
@@ -167,7 +164,7 @@ export function startReloader(rt: Runtime, options: ReloaderOptions): Reloader {
 				needs_restart: restart,
 			});
 			try {
-				const report = await syncAgents(rt.store, rt.config);
+				const report = await call(rt, "config.sync_agents", {}, systemContext());
 				const parts = Object.entries(report).filter(([, ids]) => ids.length > 0);
 				if (parts.length > 0)
 					log(`roundtable: agents synced: ${parts.map(([k, ids]) => `${k} ${ids.join(" ")}`).join("; ")}`);

@@ -85,4 +85,30 @@ export const governanceTools = [
 		output: type({ review: securityReviewRecord, findings: findingRecord.array() }),
 		mutates: true,
 	}),
+	tool({
+		name: "human.decide",
+		family: "governance",
+		visibility: "operator",
+		title: "Decide a human approval",
+		description: "Approve or reject a requested human approval.",
+		details:
+			"The operator's decision on a human approval request: `approved` or `rejected`, with the reasoning. It binds to the revision the request was made on; the latest decision on the current revision counts, so a later rejection revokes an earlier approval. With `override_policy` an approval also overrides a security veto. An `approval.decided` event.",
+		args: type({
+			approval_id: callerId,
+			status: "'approved' | 'rejected'",
+			"decision_md?": nonBlank,
+			"override_policy?": "boolean",
+		}),
+		argDocs: {
+			approval_id: "The request.",
+			status: "approved or rejected.",
+			decision_md: "The reasoning.",
+			override_policy: "Also override a security veto.",
+			idempotency_key: "Decides once on retry.",
+			expected_revision: "Approval revision you read.",
+		},
+		output: type({ approval: approvalRecord }),
+		mutates: true,
+		updates: true,
+	}),
 ] as const;

@@ -380,4 +380,20 @@ export const proposalTools = [
 		updates: true,
 		destructive: true,
 	}),
+	tool({
+		name: "patch.recover",
+		family: "proposals",
+		visibility: "internal",
+		title: "Recover interrupted applies",
+		description: "Settle every apply or rollback a crash interrupted; the owner calls it at start.",
+		details:
+			"Holding the repository lock alone, settles every pending apply journal: an apply whose transaction the database recorded is finished, any other is undone (every touched path back to its before-state), each with a `patch.recovered` event; what dead applies left in the journal folder is removed.",
+		args: type({}),
+		argDocs: { idempotency_key: "Recovers once on retry." },
+		output: type({
+			settled: type({ transaction_id: "string", outcome: "'done' | 'undone'" }).array(),
+		}),
+		mutates: true,
+		idempotent: true,
+	}),
 ] as const;

@@ -10,6 +10,7 @@ import {
 	REVIEW_STATUSES,
 	RISKS,
 	RUN_STATUSES,
+	SESSION_STATUSES,
 	TASK_STATUSES,
 	TEST_OUTCOMES,
 	TEST_RUN_STATUSES,
@@ -43,6 +44,30 @@ export const agentRecord = type({
 	model: "string",
 	status: "string",
 	enabled: "boolean",
+	revision,
+	created_at: timestamp,
+	updated_at: timestamp,
+});
+
+/** An agent as the operator sees it: who disabled it, if anyone (config sync or the operator). */
+export const storedAgentRecord = agentRecord.merge({ disabled_by: "'operator' | 'config' | null" });
+
+/** An external agent session (Codex, Claude Code, …) working on the project. */
+export const sessionRecord = type({
+	id: "string",
+	agent_id: "string",
+	run_id: "string | null",
+	adapter: "string",
+	provider: "string | null",
+	model: "string | null",
+	external_session_id: "string | null",
+	resume_command: "string | null",
+	cwd: "string",
+	mcp_socket: "string | null",
+	status: type.enumerated(...SESSION_STATUSES),
+	started_at: timestamp,
+	last_seen_at: timestamp,
+	ended_at: timestamp.or("null"),
 	revision,
 	created_at: timestamp,
 	updated_at: timestamp,
@@ -298,6 +323,8 @@ export const transactionRecord = type({
 
 export type RunRecord = typeof runRecord.infer;
 export type AgentRecord = typeof agentRecord.infer;
+export type StoredAgentRecord = typeof storedAgentRecord.infer;
+export type SessionRecord = typeof sessionRecord.infer;
 export type EventRecord = typeof eventRecord.infer;
 export type TaskRecord = typeof taskRecord.infer;
 export type MemoryRecord = typeof memoryRecord.infer;

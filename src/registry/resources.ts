@@ -7,6 +7,9 @@ import { tool } from "./types.ts";
 const resourceType = type(/^[a-z][a-z0-9_-]{0,63}$/).describe(
 	"a resource type in lower case (file, directory, symbol, or your own such as endpoint)",
 );
+const timestamp = type(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/).describe(
+	"a timestamp like 2026-11-29T20:00:00Z",
+);
 const ttl = type("1 <= number.integer <= 2592000").describe(
 	"a number of seconds from 1 to 2592000 (30 days)",
 );
@@ -180,5 +183,39 @@ export const resourceTools = [
 		output: type({ claim: claimRecord }),
 		mutates: true,
 		updates: true,
+	}),
+	tool({
+		name: "resource.revoke",
+		family: "resources",
+		visibility: "operator",
+		title: "Revoke a claim",
+		description: "Take away any live claim, with a reason.",
+		details:
+			"Revoke a live claim (active or suspended) whoever holds it; the `claim.revoked` event records the reason.",
+		args: type({ claim_id: callerId, reason: nonBlank }),
+		argDocs: {
+			claim_id: "Claim to revoke.",
+			reason: "Why; the event records it.",
+			idempotency_key: "Revokes once on retry.",
+			expected_revision: "Claim revision you read.",
+		},
+		output: type({ claim: claimRecord }),
+		mutates: true,
+		updates: true,
+		destructive: true,
+	}),
+	tool({
+		name: "resource.expire",
+		family: "resources",
+		visibility: "operator",
+		title: "Record expired claims",
+		description: "Record every claim whose lease ran out as expired.",
+		details:
+			"Every live claim whose lease ran out by `at` (default now) becomes `expired`, with a `claim.expired` event each. The Chair does the same on every tick.",
+		args: type({ "at?": timestamp }),
+		argDocs: { at: "As of this time (RFC 3339).", idempotency_key: "Expires once on retry." },
+		output: type({ claims: claimRecord.array() }),
+		mutates: true,
+		idempotent: true,
 	}),
 ] as const;

@@ -105,4 +105,18 @@ export const testTools = [
 		output: type({ evidence: testEvidenceRecord }),
 		mutates: true,
 	}),
+	tool({
+		name: "test.sweep_interrupted",
+		family: "tests",
+		visibility: "internal",
+		title: "Sweep interrupted test runs",
+		description: "Mark test runs a crash left running as interrupted; the owner calls it at start.",
+		details:
+			"A test run still `running` whose runner process is gone (or is this process, which just started) becomes `interrupted` (`test.finished`), and the processes it left behind are stopped. A run whose runner still lives (a `mcp call` beside the owner) is left alone.",
+		args: type({}),
+		argDocs: { idempotency_key: "Sweeps once on retry." },
+		output: type({ test_run_ids: "string[]" }),
+		mutates: true,
+		idempotent: true,
+	}),
 ] as const;

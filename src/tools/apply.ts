@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { type JournalEntry, SCRATCH_PREFIX, settleJournal, writeJournal } from "../apply/journal.ts";
-import { withRepository } from "../apply/recover.ts";
+import { recoverNow, withRepository } from "../apply/recover.ts";
 import { capture, currentState, JOURNAL_DIR, restore, sameState } from "../apply/state.ts";
 import { actorId } from "../context.ts";
 import type { Env, Key } from "../dispatch.ts";
@@ -353,4 +353,13 @@ export function rollback(a: Args<"patch.rollback">, env: Env, key: Key<Result<"p
 			}),
 		);
 	});
+}
+
+/** patch.recover: the owner's start-up settlement of applies a crash interrupted. */
+export async function recover(_: Args<"patch.recover">, env: Env, key: Key<Result<"patch.recover">>) {
+	const { rt } = env;
+	const claimed = await key.claim();
+	if (claimed.earlier) return claimed.earlier;
+	const settled = await recoverNow(rt);
+	return rt.store.withTransaction("write", (tx) => key.remember(tx, claimed.ticket, { settled }));
 }

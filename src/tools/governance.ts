@@ -18,7 +18,7 @@ import { RepoGuard } from "../repo/guard.ts";
 import { readText } from "../repo/read.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
-import { newRecordId, requireProposal, requireTask } from "./common.ts";
+import { checkRevision, newRecordId, requireProposal, requireTask } from "./common.ts";
 import { addedLines, policyOf } from "./validate.ts";
 
 async function requireApproval(tx: Tx, id: string): Promise<ApprovalRecord> {
@@ -30,7 +30,7 @@ async function requireApproval(tx: Tx, id: string): Promise<ApprovalRecord> {
 const DECISION_FIELDS = ["status", "decision_md", "decided_by", "override_policy"] as const;
 
 export async function requestApproval(tx: Tx, a: Args<"human.request_approval">, env: Env) {
-	if (a.status !== undefined) return decide(tx, a, env);
+	if (a.status !== undefined) return decideRequest(tx, a, env);
 	const stray = DECISION_FIELDS.find((f) => a[f] !== undefined);
 	if (stray)
 		throw invalidArgument(`${stray} belongs to a decision: give approval_id and status`, { field: stray });
@@ -72,8 +72,8 @@ export async function requestApproval(tx: Tx, a: Args<"human.request_approval">,
 	return { approval };
 }
 
-/** A decision on an existing request: the operator's alone. */
-async function decide(tx: Tx, a: Args<"human.request_approval">, env: Env) {
+/** A decision on an existing request through human.request_approval (the seed's way): the operator's alone. */
+async function decideRequest(tx: Tx, a: Args<"human.request_approval">, env: Env) {
 	if (env.ctx.principal.kind !== "operator") {
 		throw new ToolError("permission_denied", "only the operator decides human approvals");
 	}
@@ -82,7 +82,29 @@ async function decide(tx: Tx, a: Args<"human.request_approval">, env: Env) {
 			field: "approval_id",
 		});
 	}
+	return decideApproval(tx, { ...a, approval_id: a.approval_id, status: a.status as Decision }, env);
+}
+
+/** human.decide: the operator's decision, as the CLI and the dashboard make it. */
+export const decide = (tx: Tx, a: Args<"human.decide">, env: Env) => decideApproval(tx, a, env);
+
+type Decision = "approved" | "rejected";
+
+async function decideApproval(
+	tx: Tx,
+	a: {
+		approval_id: string;
+		status: Decision;
+		proposal_id?: string;
+		decision_md?: string;
+		decided_by?: string;
+		override_policy?: boolean;
+		expected_revision?: number;
+	},
+	env: Env,
+) {
 	const request = await requireApproval(tx, a.approval_id);
+	checkRevision(request, a.expected_revision);
 	if (a.proposal_id !== undefined && a.proposal_id !== request.proposal_id) {
 		throw invalidArgument(
 			`approval ${request.id} is about ${request.proposal_id ?? "no proposal"}, not ${a.proposal_id}`,
@@ -99,7 +121,7 @@ async function decide(tx: Tx, a: Args<"human.request_approval">, env: Env) {
 	const approval = await tx.approvals.decide(
 		request.id,
 		{
-			status: a.status as "approved" | "rejected",
+			status: a.status,
 			decided_by: a.decided_by ?? "operator",
 			decision_md: a.decision_md ?? null,
 			override_policy: a.override_policy ?? false,

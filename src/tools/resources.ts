@@ -22,8 +22,7 @@ import { RepoGuard } from "../repo/guard.ts";
 import { contentHash } from "../repo/hash.ts";
 import { listSymbols } from "../repo/symbols/index.ts";
 import { languageOf } from "../repo/symbols/languages.ts";
-import type { Runtime } from "../runtime.ts";
-import type { Store, Tx } from "../store/index.ts";
+import type { Tx } from "../store/index.ts";
 import {
 	checkRevision,
 	cursorKey,
@@ -475,26 +474,28 @@ export async function renew(tx: Tx, a: Args<"resource.renew">, env: Env, rebased
 	return { claim: renewed };
 }
 
-/** Operator action (CLI): revoke any live claim, with a reason the event records. */
-export function revokeClaim(rt: Runtime, claimId: string, reason: string): Promise<ClaimRecord> {
-	return rt.store.withTransaction("write", async (tx) => {
-		const now = nowIso();
-		const c = await requireClaim(tx, claimId, now);
-		mustMove(c, "revoked");
-		const revoked = await tx.claims.setStatus(c.id, "revoked", reason, now);
-		await claimEvent(tx, "claim.revoked", "operator", c, { reason }, now);
-		return revoked;
-	});
+/** The operator's: revoke any live claim, with a reason the event records. */
+export async function revoke(tx: Tx, a: Args<"resource.revoke">, env: Env) {
+	const c = await requireClaim(tx, a.claim_id, env.now);
+	checkRevision(c, a.expected_revision);
+	mustMove(c, "revoked");
+	const claim = await tx.claims.setStatus(c.id, "revoked", a.reason, env.now);
+	await claimEvent(tx, "claim.revoked", "operator", c, { reason: a.reason }, env.now);
+	return { claim };
 }
 
-/** Records leases that ran out as `expired`, with events (the Chair runs this; so does `claims expire`). */
-export function expireDueClaims(store: Store, at = nowIso()): Promise<ClaimRecord[]> {
-	return store.withTransaction("write", async (tx) => {
-		const expired: ClaimRecord[] = [];
-		for (const c of await tx.claims.due(at)) {
-			expired.push(await tx.claims.setStatus(c.id, "expired", "ttl elapsed", at));
-			await claimEvent(tx, "claim.expired", "system", c, { expires_at: c.expires_at }, at);
-		}
-		return expired;
-	});
+/** Records leases that ran out by `at` as `expired`, with events (the Chair's chair.expire too). */
+export async function expireDue(tx: Tx, at: string): Promise<ClaimRecord[]> {
+	const expired: ClaimRecord[] = [];
+	for (const c of await tx.claims.due(at)) {
+		expired.push(await tx.claims.setStatus(c.id, "expired", "ttl elapsed", at));
+		await claimEvent(tx, "claim.expired", "system", c, { expires_at: c.expires_at }, at);
+	}
+	return expired;
+}
+
+export async function expire(tx: Tx, a: Args<"resource.expire">, env: Env) {
+	const at = a.at === undefined ? Date.parse(env.now) : Date.parse(a.at);
+	if (Number.isNaN(at)) throw invalidArgument("at is not a time", { field: "at" });
+	return { claims: await expireDue(tx, new Date(at).toISOString()) };
 }

@@ -460,11 +460,17 @@ export async function suggest(a: Args<"test.suggest">, env: Env) {
  * test left running is stopped; the owner does this at start. A run whose runner still lives (a
  * `mcp call` beside the owner) is left alone.
  */
-export async function markInterrupted(rt: Runtime): Promise<string[]> {
+export async function sweepInterrupted(
+	_: Args<"test.sweep_interrupted">,
+	env: Env,
+	key: Key<Result<"test.sweep_interrupted">>,
+) {
+	const { rt } = env;
+	const claimed = await key.claim();
+	if (claimed.earlier) return claimed.earlier;
 	const orphaned = (await rt.store.withTransaction("read", (tx) => tx.testRuns.running())).filter(
 		(r) => r.runner_pid === null || r.runner_pid === process.pid || !isAlive(r.runner_pid),
 	);
-	if (orphaned.length === 0) return [];
 	const stopped = new Set(
 		orphaned
 			.filter((r) => r.process_group !== null && killMarkedGroup(r.process_group, RUN_ID_VARIABLE, r.id))
@@ -490,6 +496,6 @@ export async function markInterrupted(rt: Runtime): Promise<string[]> {
 			await recordFinish(tx, r, outcome, "system", now);
 			marked.push(r.id);
 		}
-		return marked;
+		return key.remember(tx, claimed.ticket, { test_run_ids: marked });
 	});
 }

@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark in turn. Figures go in the issue notes, not in test assertions.
+import * as access from "./access.bench.ts";
 import * as apply from "./apply.bench.ts";
 import * as chair from "./chair.bench.ts";
 import * as claims from "./claims.bench.ts";
@@ -12,7 +13,20 @@ import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-const benches = [toollist, dispatch, watch, transports, cli, search, symbols, claims, apply, chair, testrun];
+const benches = [
+	toollist,
+	dispatch,
+	access,
+	watch,
+	transports,
+	cli,
+	search,
+	symbols,
+	claims,
+	apply,
+	chair,
+	testrun,
+];
 for (const bench of benches) {
 	await bench.run();
 	console.log();

@@ -36,15 +36,16 @@ async function measure(clients: number, once: () => Promise<unknown>): Promise<F
 }
 
 const line = (label: string, f: Figures, floor?: Figures) =>
-	`  ${label.padEnd(34)} ${fmt(f.perSecond).padStart(7)} /s   p50 ${fmt(f.p50, 2)} ms   p99 ${fmt(f.p99, 2)} ms${
+	`  ${label.padEnd(48)} ${fmt(f.perSecond).padStart(7)} /s   p50 ${fmt(f.p50, 2)} ms   p99 ${fmt(f.p99, 2)} ms${
 		floor ? `   (${fmt(f.perSecond / floor.perSecond, 2)} of echo)` : ""
 	}`;
 
 /** A minimal Streamable HTTP client: one session, tools/call answered on an SSE stream. */
-async function mcpSession(url: string) {
+async function mcpSession(url: string, bearer: string) {
 	const headers: Record<string, string> = {
 		"content-type": "application/json",
 		accept: "application/json, text/event-stream",
+		authorization: `Bearer ${bearer}`,
 	};
 	const post = async (body: object) => {
 		const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
@@ -153,6 +154,11 @@ export async function run(): Promise<void> {
 			),
 		) as { task: { id: string } };
 		const args = { task_id: created.task.id };
+		// The operator's token (the project's file) and an implementer's capability (the check on every call).
+		const operator = readFileSync(join(project, ".roundtable/operator.token"), "utf8").trim();
+		const capability = new TextDecoder()
+			.decode(cli(["sessions", "mint", "--agent", "implementer-1"]).stdout)
+			.trim();
 
 		console.log(`task.get, ${fmt(CALLS)} calls (owner and echo servers in their own processes):`);
 		const socketEcho = (clients: number) => measure(clients, () => callSocket(echoSocket, "x", {}));
@@ -183,12 +189,18 @@ export async function run(): Promise<void> {
 				}).then((r) => r.json()),
 			);
 			console.log(line(`HTTP echo, ${clients} client${clients > 1 ? "s" : ""}`, floor));
-			const sessions = await Promise.all(Array.from({ length: clients }, () => mcpSession(url)));
-			let next = 0;
-			const figures = await measure(clients, () =>
-				(sessions[next++ % clients] as (t: string, a: object) => Promise<void>)("task.get", args),
-			);
-			console.log(line(`HTTP MCP task.get, ${clients} session${clients > 1 ? "s" : ""}`, figures, floor));
+			for (const [who, bearer] of [
+				["operator", operator],
+				["capability", capability],
+			] as const) {
+				const sessions = await Promise.all(Array.from({ length: clients }, () => mcpSession(url, bearer)));
+				let next = 0;
+				const figures = await measure(clients, () =>
+					(sessions[next++ % clients] as (t: string, a: object) => Promise<void>)("task.get", args),
+				);
+				const label = `HTTP MCP task.get, ${clients} session${clients > 1 ? "s" : ""}, ${who}`;
+				console.log(line(label, figures, floor));
+			}
 		}
 		console.log();
 		await coldStarts(project);

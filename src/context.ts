@@ -2,12 +2,22 @@
 
 export type Principal =
 	| { kind: "operator" }
-	// Capability tokens (later) resolve to an agent principal.
-	| { kind: "agent"; agent_id: string; role: string; session_id: string }
+	// A capability resolves to an agent principal: its session, and what that session is bound to.
+	| AgentPrincipal
 	// The Chair loop acting on its own: it may do what the loop needs, never what only a human may.
 	| { kind: "chair"; agent_id: string }
 	// The owner's own upkeep: config sync, the reload watcher, the start-up sweeps and recovery.
 	| { kind: "system" };
+
+export interface AgentPrincipal {
+	kind: "agent";
+	agent_id: string;
+	role: string;
+	session_id: string;
+	task_id?: string;
+	proposal_id?: string;
+	run_id?: string;
+}
 
 export type Transport = "cli" | "http" | "stdio" | "socket" | "internal";
 

@@ -2,15 +2,18 @@
 // through here. A call's database work is one transaction; a mutation's idempotency key is checked
 // and stored inside that same transaction, beside the events it appends.
 import { withRepository } from "./apply/recover.ts";
-import type { CallContext } from "./context.ts";
+import { type AgentPrincipal, type CallContext, systemContext } from "./context.ts";
 import { canonicalJson, sha256 } from "./domain/canonical.ts";
 import { nowIso } from "./domain/ids.ts";
+import type { ReadScope } from "./domain/read-scope.ts";
 import { clip, didYouMean, quoted, suggestion } from "./domain/suggest.ts";
 import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
 import { isAlive } from "./owner/presence.ts";
 import { type Args, findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
 import type { Runtime } from "./runtime.ts";
+import { aRole, authorize } from "./sessions/access.ts";
+import { Denials } from "./sessions/denials.ts";
 import type { Tx } from "./store/index.ts";
 import * as apply from "./tools/apply.ts";
 import * as config from "./tools/config.ts";
@@ -32,6 +35,8 @@ export interface Env {
 	rt: Runtime;
 	ctx: CallContext;
 	now: string;
+	/** For an agent's call: what repository content it may show (see src/sessions/access.ts). */
+	reads?: ReadScope;
 }
 
 declare const DONE: unique symbol;
@@ -237,6 +242,12 @@ export function route(name: ToolName): Handler {
 			return inTx(name, sessions.enable);
 		case "agent.disable":
 			return inTx(name, sessions.disable);
+		case "session.mint":
+			return inTx(name, sessions.mint);
+		case "session.revoke":
+			return inTx(name, sessions.revoke);
+		case "session.record_denial":
+			return inTx(name, sessions.recordDenial);
 
 		case "run.open":
 			return inTx(name, runs.open);
@@ -291,41 +302,68 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 			});
 		}
 		mayCall(tool, ctx);
-		const args = validateArgs(tool, rawArgs);
+		const validated = validateArgs(tool, rawArgs);
 		if (ctx.signal.aborted) throw new ToolError("cancelled", "the call was cancelled before it started");
+		// A capability's call passes the access check first: the one place it is made.
+		const who = ctx.principal;
+		const { args, reads } =
+			who.kind === "agent"
+				? await rt.store.withTransaction("read", (tx) => authorize(tx, tool, validated, who, nowIso()))
+				: { args: validated, reads: undefined };
+		const env = (): Env => ({ rt, ctx, now: nowIso(), ...(reads && { reads }) });
 		const handler = route(tool.name);
 		const locked = <T>(fn: () => Promise<T>) => (handler.readsRepo ? withRepository(rt, "shared", fn) : fn());
 		switch (handler.kind) {
 			case "direct":
 				// A mutating tool is routed as a mutation; the registry test holds every route to that.
 				if (tool.mutates) throw new ToolError("internal", `${tool.name} mutates but is routed as a read`);
-				return await locked(() => handler.run(args, { rt, ctx, now: nowIso() }));
+				return await locked(() => handler.run(args, env()));
 			case "mutation":
-				return await runMutation(rt, tool, handler.run, args, ctx);
+				return await runMutation(rt, tool, handler.run, args, env);
 			case "tx":
-				return await locked(() => runInTransaction(rt, tool, handler.run, args, ctx));
+				return await locked(() => runInTransaction(rt, tool, handler.run, args, env));
 			case "prepared": {
-				const ready = await locked(() => handler.prepare(args, { rt, ctx, now: nowIso() }));
+				const ready = await locked(() => handler.prepare(args, env()));
 				return await runInTransaction(
 					rt,
 					tool,
-					(tx: Tx, a: unknown, env: Env) => handler.run(tx, a, env, ready),
+					(tx: Tx, a: unknown, e: Env) => handler.run(tx, a, e, ready),
 					args,
-					ctx,
+					env,
 				);
 			}
 		}
 	} catch (err) {
-		throw asToolError(err);
+		const e = asToolError(err);
+		if (ctx.principal.kind === "agent" && (e.code === "permission_denied" || e.code === "unauthenticated"))
+			await recordDenial(rt, ctx.principal, name, e);
+		throw e;
 	}
+}
+
+const denials = new WeakMap<Runtime, Denials>();
+
+/** A refused call becomes a call.denied event (see src/sessions/denials.ts); recording never fails the call. */
+async function recordDenial(rt: Runtime, who: AgentPrincipal, tool: string, err: ToolError): Promise<void> {
+	let d = denials.get(rt);
+	if (!d) {
+		d = new Denials();
+		denials.set(rt, d);
+	}
+	const denial = d.next(who, tool, err);
+	if (!denial) return;
+	await call(rt, "session.record_denial", denial, systemContext()).catch(() => {});
 }
 
 /** Why the caller may not call the tool, by its visibility; undefined when it may. */
 function refusal(tool: Tool, ctx: CallContext): string | undefined {
-	const who = ctx.principal.kind;
-	if (tool.visibility === "operator" && who !== "operator") return `${tool.name} is for the operator only`;
-	if (tool.visibility === "internal" && who !== "chair" && who !== "system")
+	const who = ctx.principal;
+	if (tool.visibility === "operator" && who.kind !== "operator")
+		return `${tool.name} is for the operator only`;
+	if (tool.visibility === "internal" && who.kind !== "chair" && who.kind !== "system")
 		return `${tool.name} is internal: only the Chair and the owner's own upkeep call it`;
+	if (who.kind === "agent" && tool.access !== "every" && !Object.hasOwn(tool.access, who.role))
+		return `${aRole(who.role)} may not call ${tool.name}`;
 	return undefined;
 }
 
@@ -404,7 +442,7 @@ async function runMutation(
 	tool: Tool,
 	run: Erased<MutationHandler<ToolName>>,
 	args: Record<string, unknown>,
-	ctx: CallContext,
+	env: () => Env,
 ) {
 	const keyed = keyOf(args);
 	let holding = false;
@@ -425,7 +463,7 @@ async function runMutation(
 		},
 	};
 	try {
-		return await run(args, { rt, ctx, now: nowIso() }, key);
+		return await run(args, env(), key);
 	} catch (err) {
 		// The key is free again for a retry; a result it stored stays (remember was in that commit).
 		const held = keyed.key;
@@ -443,17 +481,17 @@ async function runInTransaction(
 	tool: Tool,
 	run: Erased<TxHandler<ToolName>>,
 	args: Record<string, unknown>,
-	ctx: CallContext,
+	env: () => Env,
 ): Promise<object> {
-	if (!tool.mutates)
-		return rt.store.withTransaction("read", (tx) => run(tx, args, { rt, ctx, now: nowIso() }));
+	if (!tool.mutates) return rt.store.withTransaction("read", (tx) => run(tx, args, env()));
 
 	const keyed = keyOf(args);
 	return rt.store.withTransaction("write", async (tx) => {
-		const now = nowIso();
+		const e = env();
+		const { now } = e;
 		const earlier = await replay(tx, tool, keyed, now);
 		if (earlier) return earlier;
-		const result = await run(tx, args, { rt, ctx, now });
+		const result = await run(tx, args, e);
 		await store(rt, tx, tool, keyed, result, now);
 		return result;
 	});

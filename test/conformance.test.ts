@@ -40,7 +40,12 @@ interface Owner {
 async function startOwner(env: Record<string, string>): Promise<Owner> {
 	const root = tempDir("rt-conformance-");
 	mkdirSync(join(root, ".roundtable"), { recursive: true });
-	writeFileSync(join(root, ".roundtable", "config.yaml"), "mcp:\n  http_address: 127.0.0.1:0\n");
+	// The suite speaks to the endpoint without credentials: loopback_auth none makes that the
+	// operator (the credential checks have tests of their own).
+	writeFileSync(
+		join(root, ".roundtable", "config.yaml"),
+		"mcp:\n  http_address: 127.0.0.1:0\n  loopback_auth: none\n",
+	);
 	await initProject(root);
 	const proc = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
 		cwd: REPO,

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, setSystemTime, test } from "bun:test";
 import { type CallContext, operatorContext } from "../src/context.ts";
 import { type Flow as BaseFlow, flow as baseFlow } from "./flow-helpers.ts";
-import { allEvents, diffOf } from "./helpers.ts";
+import { agentContext, allEvents, diffOf } from "./helpers.ts";
 
 interface Approval {
 	id: string;
@@ -143,10 +143,21 @@ describe("human.request_approval: requests", () => {
 		expect(f.gate(await f.validate(p.id), "human_approval").ok).toBe(false);
 	});
 
-	test("an agent may ask; requested_by is the caller unless given", async () => {
+	test("an agent may ask, as itself: requested_by is the caller; the operator names anyone", async () => {
 		const { f, p } = await readmeProposal();
-		const byAgent = await f.request(p.id, {}, agentCtx("implementer-1", "Implementer"));
+		await f.call("task.update_status", { task_id: f.task, assigned_agent_id: "implementer-1" });
+		const implementer = await agentContext(f.p, "implementer-1", { task_id: f.task });
+		const byAgent = await f.request(p.id, {}, implementer);
 		expect(byAgent.requested_by).toBe("implementer-1");
+		const asOther = await f.fail(
+			"human.request_approval",
+			{ subject: "s", reason_md: "r", proposal_id: p.id, requested_by: "chair-1" },
+			implementer,
+		);
+		expect(asOther).toMatchObject({
+			code: "permission_denied",
+			message: "requested_by must be you (implementer-1), not chair-1",
+		});
 		const named = await f.request(p.id, { requested_by: "chair-1" });
 		expect(named.requested_by).toBe("chair-1");
 	});

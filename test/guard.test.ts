@@ -1,7 +1,13 @@
 // Unit tests of the HTTP guard: loopback names, Host parsing, the Host/Origin/bearer checks and the
 // bearer comparison. Pure functions, no sockets.
 import { describe, expect, test } from "bun:test";
-import { bearerMatches, checkRequest, hostnameOf, isLoopbackHostname } from "../src/transports/guard.ts";
+import {
+	bearerMatches,
+	checkRequest,
+	credentialOf,
+	hostnameOf,
+	isLoopbackHostname,
+} from "../src/transports/guard.ts";
 
 describe("isLoopbackHostname", () => {
 	for (const name of [
@@ -82,7 +88,7 @@ describe("hostnameOf", () => {
 	});
 });
 
-const loopback = { loopback: true, token: undefined };
+const loopback = { loopback: true };
 const headers = (h: Record<string, string>) => new Headers(h);
 
 describe("checkRequest on a loopback bind", () => {
@@ -107,7 +113,7 @@ describe("checkRequest on a loopback bind", () => {
 
 	test("a loopback Host with an invalid port or syntax is 403 like a foreign one, on any bind", () => {
 		for (const host of ["127.0.0.1:99999", "localhost:0", "[::1]:65536", "127.0.0.1:x", "127.0.0.1 :80"]) {
-			for (const options of [loopback, { loopback: false, token: "t" }]) {
+			for (const options of [loopback, { loopback: false }]) {
 				const r = checkRequest(headers({ host, authorization: "Bearer t" }), options);
 				expect(r).toEqual({ ok: false, status: 403, message: "invalid Host header" });
 			}
@@ -156,7 +162,7 @@ describe("checkRequest on a loopback bind", () => {
 });
 
 describe("checkRequest on a non-loopback bind", () => {
-	const remote = { loopback: false, token: "s3cret-token" };
+	const remote = { loopback: false };
 	const auth = { authorization: "Bearer s3cret-token" };
 
 	test("any Host is accepted (TLS and the token protect it), an Origin must name the same host", () => {
@@ -182,33 +188,34 @@ describe("checkRequest on a non-loopback bind", () => {
 	});
 });
 
-describe("checkRequest with a token", () => {
-	const opts = { loopback: true, token: "tok-123" };
+describe("credentialOf: what the Authorization header presents", () => {
+	const tokens = ["tok-123", "env-456"];
 
-	test("a missing or wrong bearer is 401 and the message does not carry the token", () => {
-		for (const authorization of [undefined, "Bearer nope", "Bearer tok-1234", "Basic tok-123", "tok-123"]) {
-			const h = headers({ host: "127.0.0.1:7117", ...(authorization && { authorization }) });
-			const r = checkRequest(h, opts);
-			expect(r).toMatchObject({ ok: false, status: 401 });
-			if (!r.ok) expect(r.message).not.toContain("tok-123");
-		}
+	test("nothing, when there is no header", () => {
+		expect(credentialOf(null, tokens)).toEqual({ kind: "none" });
 	});
 
-	test("the right bearer passes", () => {
-		const h = headers({ host: "127.0.0.1:7117", authorization: "Bearer tok-123" });
-		expect(checkRequest(h, opts)).toEqual({ ok: true });
+	test("the operator, for any of the operator's tokens exactly", () => {
+		for (const t of tokens) expect(credentialOf(`Bearer ${t}`, tokens)).toEqual({ kind: "operator" });
 	});
 
-	test("Host and Origin are still checked with the right bearer", () => {
-		const auth = { authorization: "Bearer tok-123" };
-		expect(checkRequest(headers({ host: "evil.example", ...auth }), opts)).toMatchObject({ status: 403 });
-		expect(
-			checkRequest(headers({ host: "127.0.0.1:7117", origin: "http://evil.example", ...auth }), opts),
-		).toMatchObject({ status: 403 });
+	test("another bearer (a capability to look up) for any other well-formed token, never the operator", () => {
+		for (const t of ["nope", "tok-1234", "tok-12", "TOK-123"])
+			expect(credentialOf(`Bearer ${t}`, tokens)).toEqual({ kind: "bearer", token: t });
+		expect(credentialOf("Bearer tok-123", [])).toEqual({ kind: "bearer", token: "tok-123" });
 	});
 
-	test("without a token no Authorization is needed", () => {
-		expect(checkRequest(headers({ host: "127.0.0.1:7117" }), loopback)).toEqual({ ok: true });
+	test("malformed for anything that is not `Bearer <token>`", () => {
+		for (const header of [
+			"",
+			"Bearer",
+			"Bearer ",
+			"Basic tok-123",
+			"tok-123",
+			"Bearer  tok-123",
+			"Bearer tok 123",
+		])
+			expect(credentialOf(header, tokens)).toEqual({ kind: "malformed" });
 	});
 });
 

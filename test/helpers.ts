@@ -97,6 +97,36 @@ export function addRun(p: Project, id: string, status: RunStatus = "active") {
 	);
 }
 
+/**
+ * A call context for `agent` as a capability would make it: a session minted for it (bound to
+ * `binding`: task_id, proposal_id and/or run_id), in process, without the capability itself.
+ */
+export async function agentContext(
+	p: Project,
+	agent: string,
+	binding: Record<string, string> = {},
+): Promise<CallContext> {
+	const capabilityHash = new Bun.CryptoHasher("sha256").update(crypto.randomUUID()).digest("hex");
+	const { session } = await call(
+		p.rt,
+		"session.mint",
+		{ agent_id: agent, capability_sha256: capabilityHash, ...binding },
+		operatorContext(),
+	);
+	return {
+		...operatorContext("http"),
+		principal: {
+			kind: "agent",
+			agent_id: agent,
+			role: session.role ?? "",
+			session_id: session.id,
+			...(session.task_id !== null && { task_id: session.task_id }),
+			...(session.proposal_id !== null && { proposal_id: session.proposal_id }),
+			...(session.run_id !== null && { run_id: session.run_id }),
+		},
+	};
+}
+
 /** Disables an agent as the operator would. */
 export async function disableAgent(p: Project, id: string) {
 	await call(p.rt, "agent.disable", { agent_id: id }, operatorContext());

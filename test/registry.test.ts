@@ -5,7 +5,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { route } from "../src/dispatch.ts";
 import { toolsMarkdown } from "../src/init/mcp-assets.ts";
+import { permissionsMarkdown } from "../src/init/permissions-doc.ts";
 import { AGENT_TOOLS, argNames, jsonSchemas, TOOLS } from "../src/registry/index.ts";
+import { ROLES } from "../src/registry/types.ts";
 import { REPO } from "./helpers.ts";
 
 const SEED_TOOLS = [
@@ -58,6 +60,8 @@ const OPERATOR = [
 	"session.end",
 	"agent.enable",
 	"agent.disable",
+	"session.mint",
+	"session.revoke",
 	"resource.revoke",
 	"resource.expire",
 	"human.decide",
@@ -75,6 +79,7 @@ const INTERNAL = [
 	"config.record_reload",
 	"patch.recover",
 	"test.sweep_interrupted",
+	"session.record_denial",
 ];
 
 const names = TOOLS.map((t) => t.name as string);
@@ -153,6 +158,28 @@ describe.each(TOOLS.map((t) => [t.name, t] as const))("%s", (_name, tool) => {
 
 test("docs/tools.md is current (regenerate with `npm run docs`)", () => {
 	expect(readFileSync(join(REPO, "docs/tools.md"), "utf8")).toBe(toolsMarkdown());
+});
+
+test("docs/permissions.md is current (regenerate with `npm run docs`)", () => {
+	expect(readFileSync(join(REPO, "docs/permissions.md"), "utf8")).toBe(permissionsMarkdown());
+});
+
+test("every access grant names a role, arguments the tool has, and nothing for operator or internal entries", () => {
+	for (const t of TOOLS) {
+		if (t.visibility !== "agent")
+			expect({ tool: t.name, access: t.access }).toEqual({ tool: t.name, access: {} });
+		const args = argNames(t);
+		for (const actor of t.actors)
+			expect({ tool: t.name, actor, has: args.includes(actor) }).toMatchObject({ has: true });
+		if (t.ownId)
+			expect({ tool: t.name, ownId: t.ownId, has: args.includes(t.ownId) }).toMatchObject({ has: true });
+		if (t.access === "every") continue;
+		for (const [role, grant] of Object.entries(t.access)) {
+			expect(ROLES as readonly string[]).toContain(role);
+			for (const field of [...(grant?.needs ?? []), ...Object.keys(grant?.only ?? {})])
+				expect({ tool: t.name, role, field, has: args.includes(field) }).toMatchObject({ has: true });
+		}
+	}
 });
 
 test("package.json and the CLI agree on the version", async () => {

@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
+import { OPERATOR_TOKEN_PATH, readOperatorToken } from "../src/config/operator-token.ts";
 import { VERSION } from "../src/version.ts";
 import { MAIN, REPO, tempDir, until } from "./helpers.ts";
 
@@ -631,9 +632,16 @@ describe("no owner", () => {
 		await until(() => !existsSync(join(root, OWNER_FILE)), 10_000, "the autostarted owner to stop");
 	}, 40_000);
 
-	test("--url reaches an owner the project's own files do not name", async () => {
+	test("--url reaches an owner the project's own files do not name, with that owner's token", async () => {
 		const root = await makeProject({ address: `127.0.0.1:${freePort()}` });
-		const b = new Bridge(["--root", root, "--url", shared.url]);
+		// This project's own token is not that owner's: refused, and the message names where it came from.
+		const refused = await run([...SOURCE, "mcp", "stdio", "--root", root, "--url", shared.url]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(`refused the token (${OPERATOR_TOKEN_PATH})`);
+		const b = new Bridge(["--root", root, "--url", shared.url], {
+			...process.env,
+			ROUNDTABLE_MCP_TOKEN: readOperatorToken(shared.root),
+		});
 		await b.initialize();
 		const list = await b.request("list", "tools/list");
 		expect(list.result?.tools).toHaveLength(TOOL_COUNT);

@@ -106,9 +106,9 @@ const COMMANDS: Command[] = [
 	},
 	{
 		name: "mcp inspect",
-		usage: "roundtable mcp inspect [--json] [--write] [--markdown]",
+		usage: "roundtable mcp inspect [--json] [--write] [--markdown] [--permissions]",
 		summary:
-			"List the tools agents see (operator and internal tools are in docs/tools.md or unlisted). --json prints [{name, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md).",
+			"List the tools agents see (operator and internal tools are in docs/tools.md or unlisted). --json prints [{name, mutates}]; --write regenerates the MCP assets in .roundtable/mcp/; --markdown prints the tool reference (docs/tools.md); --permissions who may call what with a capability (docs/permissions.md).",
 		flags: {
 			json,
 			write: {
@@ -116,6 +116,7 @@ const COMMANDS: Command[] = [
 				help: "regenerate .roundtable/mcp/{tools.schema.json,server.json,AGENT_MCP_MANIFEST.md}",
 			},
 			markdown: { kind: "boolean", help: "print the Markdown tool reference" },
+			permissions: { kind: "boolean", help: "print the Markdown permissions reference" },
 		},
 		load: () => import("./mcp.ts").then((m) => m.inspect),
 	},
@@ -281,13 +282,42 @@ function sessionsCommands(): Command[] {
 	const session: FlagSpec = { kind: "string", value: "ID", help: "the session (required)" };
 	const list = {
 		summary:
-			"List the agent sessions, one `<id> <agent> <status> <adapter> <resume_command or ->` line each. Subcommands: sessions register, heartbeat, end.",
+			"List the agent sessions, one `<id> <agent> <status> <adapter> <resume_command or ->` line each; a minted one adds `<role> <binding> capability <until T | expired T | revoked T>`. Subcommands: sessions mint, revoke, register, heartbeat, end.",
 		flags: { json },
 		load: load("list"),
 	};
 	return [
 		{ name: "sessions", usage: "roundtable sessions [--json]", ...list },
 		{ name: "sessions list", usage: "roundtable sessions list [--json]", ...list },
+		{
+			name: "sessions mint",
+			usage:
+				"roundtable sessions mint --agent ID [--task T] [--proposal P] [--run R] [--ttl SECONDS] [--json]",
+			summary:
+				"Open a session for an agent with a new capability (its bearer token) and print the capability once on stdout; the session (id, role, binding, expiry) goes to stderr. --task must be assigned to the agent, --proposal must be open, --run active. Only the capability's SHA-256 is stored: it cannot be shown again.",
+			flags: {
+				agent: { kind: "string", value: "ID", help: "the agent it acts for (required)" },
+				task: { kind: "string", value: "T", help: "bind it to this task (assigned to the agent)" },
+				proposal: { kind: "string", value: "P", help: "bind it to this open proposal" },
+				run: { kind: "string", value: "R", help: "bind it to this active run" },
+				ttl: {
+					kind: "integer",
+					value: "SECONDS",
+					help: "how long it works (default sessions.capability_ttl_seconds)",
+				},
+				json: { kind: "boolean", help: "print {capability, session} as JSON" },
+			},
+			load: load("mint"),
+		},
+		{
+			name: "sessions revoke",
+			usage: "roundtable sessions revoke ID",
+			summary:
+				"Revoke a minted session's capability at once (it authenticates nobody from now on) and end the session.",
+			flags: { session, json },
+			positional: "session",
+			load: load("revoke"),
+		},
 		{
 			name: "sessions register",
 			usage:

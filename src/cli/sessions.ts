@@ -6,7 +6,9 @@ import { call } from "../dispatch.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../domain/ids.ts";
 import type { SessionStatus } from "../domain/statuses.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/suggest.ts";
+import type { SessionRecord } from "../registry/records.ts";
 import { buildBriefing, renderBriefing } from "../sessions/briefing.ts";
+import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { requireSession } from "../tools/sessions.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { print } from "./output.ts";
@@ -43,13 +45,71 @@ const sessionFlag = (flags: Flags): string => {
 	return id;
 };
 
+/** A minted session's role, binding and capability state; "" for one registered by hand. */
+function capabilityText(s: SessionRecord, now: string): string {
+	if (s.expires_at === null) return "";
+	const binding = s.proposal_id
+		? `proposal:${s.proposal_id}`
+		: s.task_id
+			? `task:${s.task_id}`
+			: s.run_id
+				? `run:${s.run_id}`
+				: "unbound";
+	const state =
+		s.revoked_at !== null
+			? `revoked ${s.revoked_at}`
+			: s.expires_at <= now
+				? `expired ${s.expires_at}`
+				: `until ${s.expires_at}`;
+	return ` ${s.role} ${binding} capability ${state}`;
+}
+
 export const list = command(async (rt, _ctx, flags) => {
 	const sessions = await rt.store.withTransaction("read", (tx) => tx.sessions.list());
+	const now = nowIso();
 	return print(
 		flags,
 		{ sessions },
-		sessions.map((s) => `${s.id} ${s.agent_id} ${s.status} ${s.adapter} ${s.resume_command ?? "-"}`),
+		sessions.map(
+			(s) =>
+				`${s.id} ${s.agent_id} ${s.status} ${s.adapter} ${s.resume_command ?? "-"}${capabilityText(s, now)}`,
+		),
 	);
+});
+
+export const mint = command(async (rt, ctx, flags) => {
+	const agent = text(flags, "agent");
+	if (agent === undefined) throw new UsageError("--agent is required");
+	const ttl = flags.ttl as number | undefined;
+	if (ttl !== undefined && ttl < 1) throw new UsageError("--ttl must be at least 1 second");
+	// The capability is made here and never leaves this process but on stdout: the call gets its hash.
+	const capability = newCapability();
+	const { session } = await call(
+		rt,
+		"session.mint",
+		{
+			agent_id: agent,
+			capability_sha256: capabilityHash(capability),
+			...(text(flags, "task") !== undefined && { task_id: text(flags, "task") }),
+			...(text(flags, "proposal") !== undefined && { proposal_id: text(flags, "proposal") }),
+			...(text(flags, "run") !== undefined && { run_id: text(flags, "run") }),
+			...(ttl !== undefined && { ttl_seconds: ttl }),
+		},
+		ctx,
+	);
+	if (flags.json) return print(flags, { capability, session }, []);
+	process.stderr.write(
+		`session ${session.id} for ${session.agent_id}:${capabilityText(session, nowIso())}\n`,
+	);
+	process.stdout.write(`${capability}\n`);
+	return 0;
+});
+
+export const revoke = command(async (rt, ctx, flags) => {
+	const { session, changed } = await call(rt, "session.revoke", { session_id: sessionFlag(flags) }, ctx);
+	return print(flags, { session, changed }, [
+		`${session.id} revoked ${session.revoked_at}${changed ? "" : " (already revoked)"}`,
+	]);
 });
 
 export const register = command(async (rt, ctx, flags) => {

@@ -4,6 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, realpathSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
+import { OPERATOR_TOKEN_PATH, readOperatorToken } from "../config/operator-token.ts";
 import { peekEndpoints } from "../config/peek.ts";
 import { findOwner } from "../owner/presence.ts";
 import { launchCommand } from "../owner/self.ts";
@@ -35,13 +36,16 @@ function checkUrl(raw: string, token: string | undefined): URL {
 type Probe = "ok" | "absent" | "unauthorized";
 
 async function probe(url: URL, token: string | undefined): Promise<Probe> {
+	const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
 	try {
-		const res = await fetch(new URL("/healthz", url), {
-			headers: token ? { authorization: `Bearer ${token}` } : {},
-			signal: AbortSignal.timeout(1500),
-		});
+		const res = await fetch(new URL("/healthz", url), { headers, signal: AbortSignal.timeout(1500) });
 		if (res.status === 401) return "unauthorized";
-		return res.ok || res.status === 503 ? "ok" : "absent";
+		if (!res.ok && res.status !== 503) return "absent";
+		// A loopback /healthz asks for no credential: a GET of /mcp outside a session says whether
+		// the token is taken (401) or not (400: no session).
+		const auth = await fetch(url, { headers, signal: AbortSignal.timeout(1500) });
+		await auth.body?.cancel();
+		return auth.status === 401 ? "unauthorized" : "ok";
 	} catch {
 		return "absent";
 	}
@@ -68,7 +72,8 @@ async function autostart(root: string, token: string | undefined): Promise<URL> 
 		const owner = findOwner(root);
 		if (owner?.http_url) {
 			const url = new URL(owner.http_url);
-			if ((await probe(url, token)) === "ok") return url;
+			// The owner makes the token when it initializes a new project.
+			if ((await probe(url, token ?? readOperatorToken(root))) === "ok") return url;
 		}
 		await Bun.sleep(50);
 	}
@@ -81,7 +86,8 @@ export const stdio: CommandRun = {
 	async run(flags) {
 		if (!existsSync(flags.root)) throw new UsageError(`--root ${flags.root} does not exist`);
 		const root = realpathSync(flags.root);
-		const token = process.env.ROUNDTABLE_MCP_TOKEN || undefined;
+		// The operator's token: the environment's, else the project's own file.
+		let token = process.env.ROUNDTABLE_MCP_TOKEN || readOperatorToken(root);
 		const given = flags.url as string | undefined;
 		const owner = findOwner(root);
 		if (given === undefined && owner && owner.http_url === null) {
@@ -97,7 +103,9 @@ export const stdio: CommandRun = {
 		// must not get this project's calls; port 0 is not an address at all.
 		const found = given === undefined && live === undefined ? "absent" : await probe(url, token);
 		if (found === "unauthorized")
-			throw new Error(`the owner at ${url} refused the token in ROUNDTABLE_MCP_TOKEN`);
+			throw new Error(
+				`the owner at ${url} refused the token (${process.env.ROUNDTABLE_MCP_TOKEN ? "ROUNDTABLE_MCP_TOKEN" : token ? OPERATOR_TOKEN_PATH : `none: ${OPERATOR_TOKEN_PATH} is missing`})`,
+			);
 		if (found === "absent") {
 			if (!flags.autostart) {
 				const where =
@@ -108,6 +116,8 @@ export const stdio: CommandRun = {
 				return 1;
 			}
 			url = await autostart(root, token);
+			// An owner started in a project that was not initialized made the token just now.
+			token ??= readOperatorToken(root);
 		}
 		const out = Bun.stdout.writer();
 		// A client that stops its server with a signal instead of closing stdin: clean up the same way.

@@ -50,7 +50,13 @@ function ownerLine(root: string): string {
 		: "OWNER none (start one with `roundtable start`)";
 }
 
-const eventLine = (e: EventRecord) => `EVENT ${e.id} ${e.type} ${e.actor_id} ${e.task_id ?? "-"}`;
+/** One event; a refused call also says what was refused, why, and how many times. */
+const eventLine = (e: EventRecord) => {
+	const line = `EVENT ${e.id} ${e.type} ${e.actor_id} ${e.task_id ?? "-"}`;
+	if (e.type !== "call.denied") return line;
+	const { tool, reason, count } = e.payload as { tool: string; reason: string; count: number };
+	return `${line} ${tool}${count > 1 ? ` (x${count})` : ""}: ${reason}`;
+};
 
 function summaryLines(v: Result<"table.watch">): string[] {
 	return [

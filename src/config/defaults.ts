@@ -32,6 +32,11 @@ export interface Config {
 		http_address: string;
 		tls_cert_file: string;
 		tls_key_file: string;
+		/**
+		 * A loopback HTTP request without a credential: refused (token: the operator presents
+		 * .roundtable/operator.token) or the operator (none).
+		 */
+		loopback_auth: "token" | "none";
 	};
 	agents: {
 		chair: RoleConfig;
@@ -45,6 +50,8 @@ export interface Config {
 	adapters: Record<string, AdapterConfig>;
 	turns: { lease_seconds: number };
 	claims: { default_ttl_seconds: number };
+	/** How long a minted capability authenticates (never renewed). */
+	sessions: { capability_ttl_seconds: number };
 	tests: {
 		allowed_commands: string[];
 		timeout_seconds: number;
@@ -86,6 +93,7 @@ export function defaultConfig(): Config {
 			http_address: "127.0.0.1:7117",
 			tls_cert_file: "",
 			tls_key_file: "",
+			loopback_auth: "token",
 		},
 		agents: {
 			chair: { role: "Chair", adapter: "claude", model: "default" },
@@ -105,6 +113,7 @@ export function defaultConfig(): Config {
 		},
 		turns: { lease_seconds: 600 },
 		claims: { default_ttl_seconds: 900 },
+		sessions: { capability_ttl_seconds: 28800 },
 		tests: {
 			allowed_commands: [
 				"npm test",

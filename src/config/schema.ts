@@ -34,6 +34,7 @@ export const configFileSchema = type({
 		"http_address?": nonBlank,
 		"tls_cert_file?": "string",
 		"tls_key_file?": "string",
+		"loopback_auth?": "'token' | 'none'",
 	},
 	"agents?": {
 		"+": "reject",
@@ -48,6 +49,7 @@ export const configFileSchema = type({
 	"adapters?": { "[string]": adapter },
 	"turns?": { "+": "reject", "lease_seconds?": positiveInt },
 	"claims?": { "+": "reject", "default_ttl_seconds?": positiveInt },
+	"sessions?": { "+": "reject", "capability_ttl_seconds?": positiveInt },
 	"tests?": {
 		"+": "reject",
 		"allowed_commands?": nonBlank.array(),

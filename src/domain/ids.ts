@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
 	evidence: "TE-",
 	memory: "M-",
 	run: "RUN-",
+	session: "S-",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -23,7 +23,7 @@ const SENSITIVE_EXACT = new Set([
 const KEY_FILE = /^id_(rsa|dsa|ecdsa|ed25519)|\.(pem|key|crt|cer|der|p12|pfx|jks|keystore)$/;
 
 /** A file or directory name that holds credentials or configuration. */
-function isSensitiveName(name: string): boolean {
+export function isSensitiveName(name: string): boolean {
 	const n = name.toLowerCase();
 	return n.startsWith(".env") || SENSITIVE_EXACT.has(n) || KEY_FILE.test(n);
 }

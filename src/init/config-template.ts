@@ -2,8 +2,8 @@
 // A test checks that it parses to exactly the built-in defaults.
 
 export const CONFIG_TEMPLATE = `# Roundtable configuration. Every key is optional; a missing key takes the value shown here.
-# Unknown keys are errors. Secrets never go in this file: the HTTP bearer token comes from the
-# ROUNDTABLE_MCP_TOKEN environment variable.
+# Unknown keys are errors. Secrets never go in this file: the operator's HTTP bearer token is in
+# .roundtable/operator.token (or the ROUNDTABLE_MCP_TOKEN environment variable).
 version: 1
 project_name: Roundtable
 
@@ -18,6 +18,9 @@ mcp:
   http_address: 127.0.0.1:7117
   tls_cert_file: ""
   tls_key_file: ""
+  # token: a loopback request needs a bearer (the operator's token, or an agent's capability);
+  # none: one without is the operator (anyone on this machine who can reach the port).
+  loopback_auth: token
 
 # One agent per fixed role, plus pools of implementers and reviewers (implementer-1..N).
 agents:
@@ -73,6 +76,10 @@ turns:
 
 claims:
   default_ttl_seconds: 900
+
+# A capability (an agent's bearer token, from \`roundtable sessions mint\`) works this long; never renewed.
+sessions:
+  capability_ttl_seconds: 28800
 
 # test.run runs only commands that begin with one of these argv prefixes (no shell).
 tests:

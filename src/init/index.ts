@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync 
 import { dirname, join } from "node:path";
 import type { Config } from "../config/defaults.ts";
 import { CONFIG_PATH, loadConfig } from "../config/load.ts";
+import { ensureOperatorToken } from "../config/operator-token.ts";
 import { policyMarkdown } from "../config/policy.ts";
 import { systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
@@ -177,6 +178,8 @@ export async function initProject(
 		});
 	}
 	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) writeState(root, written);
+	// The operator's HTTP token (a secret, so no starter file): made once, kept across inits.
+	ensureOperatorToken(root);
 
 	const rt = openRuntime(root);
 	let agents: Result<"config.sync_agents">;

@@ -62,6 +62,8 @@ owner.lock
 owner.json
 repo.lock
 init-state.json
+operator.token
+sessions/
 mcp/
 patches/
 journal/

@@ -5,11 +5,13 @@ import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Coordinator } from "../chair/coordinator.ts";
 import type { TickReport } from "../chair/tick.ts";
+import { ensureOperatorToken, operatorTokens } from "../config/operator-token.ts";
 import { endpointsOf } from "../config/peek.ts";
 import { systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { writeMcpAssets } from "../init/index.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
+import { resolveCapability } from "../sessions/capability.ts";
 import { describeSandbox } from "../testing/sandboxed.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
@@ -107,12 +109,19 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		});
 		if (options.http) {
 			const { tls_cert_file: cert, tls_key_file: key } = config.mcp;
+			ensureOperatorToken(root);
+			if (config.mcp.loopback_auth === "none")
+				options.log(
+					"roundtable: mcp.loopback_auth is none: any local process that reaches the HTTP port acts as the operator",
+				);
 			const live = rt;
 			const store = rt.store;
 			http = listenOrExplain(config.mcp.http_address, () =>
 				startHttp(live, {
 					address: config.mcp.http_address,
-					token: process.env.ROUNDTABLE_MCP_TOKEN || undefined,
+					operatorTokens: operatorTokens(root),
+					loopbackAuth: config.mcp.loopback_auth,
+					identify: (capability) => resolveCapability(store, capability),
 					tls: cert && key ? { cert: resolve(root, cert), key: resolve(root, key) } : undefined,
 					maxBodyBytes: config.limits.max_frame_bytes,
 					maxSessions: config.limits.max_connections,

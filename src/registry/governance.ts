@@ -8,6 +8,14 @@ export const governanceTools = [
 	tool({
 		name: "human.request_approval",
 		family: "governance",
+		access: {
+			Implementer: {
+				bound: "task",
+				only: { status: [], decided_by: [], decision_md: [], override_policy: [] },
+			},
+		},
+		actors: ["requested_by"],
+		ownId: "approval_id",
 		title: "Request (or decide) a human approval",
 		description:
 			"Ask the operator to approve a proposal or task; the operator decides with approval_id and status. Next: human.approval_status.",
@@ -44,6 +52,7 @@ export const governanceTools = [
 	tool({
 		name: "human.approval_status",
 		family: "governance",
+		access: "every",
 		title: "Approval status",
 		description: "Whether an approval is decided and counts for the current diff. Next: patch.validate.",
 		details:
@@ -58,6 +67,10 @@ export const governanceTools = [
 	tool({
 		name: "security.review",
 		family: "governance",
+		access: { Security: { bound: "proposal" } },
+		actors: ["reviewer_id"],
+		ownId: "review_id",
+		reads: "claimed",
 		title: "Security review",
 		description:
 			"Scan a proposal or resource for secrets and risky commands, or record a verdict (status). Next: patch.validate.",

@@ -14,7 +14,15 @@ import { tableTools } from "./table.ts";
 import { taskTools } from "./tasks.ts";
 import { testTools } from "./tests.ts";
 import { turnTools } from "./turns.ts";
-import { FAMILIES, type Family, type ToolSpec, type Visibility } from "./types.ts";
+import {
+	type Access,
+	FAMILIES,
+	type Family,
+	type Reads,
+	type Role,
+	type ToolSpec,
+	type Visibility,
+} from "./types.ts";
 
 const SPECS = [
 	...tableTools,
@@ -73,6 +81,11 @@ export interface Tool {
 		openWorldHint: false;
 	};
 	argDocs: Record<string, string>;
+	/** Who may call it with a capability: `every` role, the roles listed, or (empty) none. */
+	access: Access;
+	actors: readonly string[];
+	ownId: string | undefined;
+	reads: Reads | undefined;
 }
 
 function build(spec: ToolSpec): Tool {
@@ -105,6 +118,10 @@ function build(spec: ToolSpec): Tool {
 			openWorldHint: false,
 		},
 		argDocs: spec.argDocs as Record<string, string>,
+		access: spec.visibility === undefined || spec.visibility === "agent" ? (spec.access ?? {}) : {},
+		actors: spec.actors ?? [],
+		ownId: spec.ownId,
+		reads: spec.reads,
 	};
 }
 
@@ -114,6 +131,12 @@ export const TOOLS: readonly Tool[] = SPECS.map((s) => build(s as ToolSpec));
 export const AGENT_TOOLS: readonly Tool[] = TOOLS.filter((t) => t.visibility === "agent");
 /** The operator's own tools, documented in a section of their own. */
 export const OPERATOR_TOOLS: readonly Tool[] = TOOLS.filter((t) => t.visibility === "operator");
+
+/** The tools a role's capability may call (what its tools/list shows). */
+export const toolsFor = (role: string): Tool[] =>
+	AGENT_TOOLS.filter((t) => t.access === "every" || Object.hasOwn(t.access, role));
+
+export type { Access, Reads, Role };
 
 const BY_NAME = new Map<string, Tool>(TOOLS.map((t) => [t.name, t]));
 

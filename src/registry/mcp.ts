@@ -3,7 +3,7 @@
 // are a lean projection of the full ones: arktype still validates every call in full, and
 // tools.schema.json keeps the full input and output schemas.
 import { callerId, nonBlank } from "../domain/scalars.ts";
-import { AGENT_TOOLS, idempotencyKey, jsonSchemas, type Tool } from "./index.ts";
+import { AGENT_TOOLS, idempotencyKey, jsonSchemas, type Tool, toolsFor } from "./index.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -76,8 +76,19 @@ function hints(a: Tool["annotations"]): PublishedTool["annotations"] {
 }
 
 let cached: PublishedTool[] | undefined;
-/** Every agent tool, in registry order. Computed once: schemas never change while a process runs. */
-export const publishedTools = (): PublishedTool[] => {
+const byRole = new Map<string, PublishedTool[]>();
+/**
+ * Every agent tool, in registry order; with a role, only those a capability of that role may
+ * call. Computed once: schemas never change while a process runs.
+ */
+export const publishedTools = (role?: string): PublishedTool[] => {
 	cached ??= AGENT_TOOLS.map(publishedTool);
-	return cached;
+	if (role === undefined) return cached;
+	let mine = byRole.get(role);
+	if (!mine) {
+		const allowed = new Set(toolsFor(role).map((t) => t.name as string));
+		mine = cached.filter((t) => allowed.has(t.name));
+		if (byRole.size < 64) byRole.set(role, mine);
+	}
+	return mine;
 };

@@ -7,6 +7,7 @@ export const memoryTools = [
 	tool({
 		name: "memory.query",
 		family: "memory",
+		access: "every",
 		title: "Search memory",
 		description:
 			"Search project knowledge when you start a task. Next: task.get, or memory.record what you learn.",
@@ -34,6 +35,8 @@ export const memoryTools = [
 	tool({
 		name: "memory.record",
 		family: "memory",
+		access: { Implementer: { bound: "task" }, MemoryOracle: {} },
+		ownId: "memory_id",
 		title: "Record memory",
 		description: "Store a fact, convention or lesson later agents need. Next: memory.query finds it.",
 		details:
@@ -67,6 +70,7 @@ export const memoryTools = [
 	tool({
 		name: "memory.summarize",
 		family: "memory",
+		access: { MemoryOracle: {} },
 		title: "Summarize memory",
 		description:
 			"Digest of active entries, most important first; for resume or handoff. Next: memory.query for detail.",
@@ -90,6 +94,7 @@ export const memoryTools = [
 	tool({
 		name: "memory.mark_stale",
 		family: "memory",
+		access: { MemoryOracle: {} },
 		title: "Mark memory stale",
 		description: "Retire an outdated entry (kept, hidden from search). Next: memory.record the correction.",
 		details:

@@ -43,6 +43,9 @@ export const proposalTools = [
 	tool({
 		name: "proposal.create",
 		family: "proposals",
+		access: { Implementer: { bound: "task" } },
+		actors: ["agent_id"],
+		ownId: "proposal_id",
 		title: "Propose a patch",
 		description:
 			"Submit a diff for a task once your write claims cover it. Next: patch.validate, then proposal.request_review.",
@@ -81,6 +84,8 @@ export const proposalTools = [
 	tool({
 		name: "proposal.attach_patch",
 		family: "proposals",
+		access: { Implementer: { bound: "task" } },
+		actors: ["agent_id"],
 		title: "Attach a new patch revision",
 		description:
 			"Replace your open proposal's diff, e.g. after revise votes; older votes and checks stop counting. Next: proposal.request_review.",
@@ -108,6 +113,7 @@ export const proposalTools = [
 	tool({
 		name: "proposal.get",
 		family: "proposals",
+		access: "every",
 		title: "Get a proposal",
 		description:
 			"A proposal with its diff; read it before voting or revising. Next: vote.cast or patch.validate.",
@@ -128,6 +134,7 @@ export const proposalTools = [
 	tool({
 		name: "proposal.list",
 		family: "proposals",
+		access: "every",
 		title: "List proposals",
 		description: "Proposals, oldest first, to find reviews. Next: proposal.get one.",
 		details:
@@ -154,6 +161,7 @@ export const proposalTools = [
 	tool({
 		name: "proposal.request_review",
 		family: "proposals",
+		access: { Chair: { bound: "run" } },
 		title: "Request review",
 		description:
 			"Put a pending proposal in review; names reviewers and gates. Next: reviewers vote.cast; test.run; security.review or human.request_approval if required.",
@@ -180,6 +188,8 @@ export const proposalTools = [
 	tool({
 		name: "proposal.withdraw",
 		family: "proposals",
+		access: { Implementer: { bound: "task" } },
+		actors: ["agent_id"],
 		title: "Withdraw a proposal",
 		description: "Withdraw your open proposal. Next: resource.release claims you no longer need.",
 		details: "Withdraw your own pending or in-review proposal.",
@@ -200,6 +210,13 @@ export const proposalTools = [
 	tool({
 		name: "vote.cast",
 		family: "proposals",
+		access: {
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: { bound: "proposal" },
+		},
+		actors: ["agent_id"],
 		title: "Vote on a proposal",
 		description:
 			"Your verdict on a proposal's current diff; replaces your last vote. Next: patch.validate shows the quorum.",
@@ -226,6 +243,7 @@ export const proposalTools = [
 	tool({
 		name: "vote.list",
 		family: "proposals",
+		access: "every",
 		title: "List votes",
 		description: "A proposal's votes; only those on patch_revision count. Next: patch.validate.",
 		details:
@@ -246,6 +264,9 @@ export const proposalTools = [
 	tool({
 		name: "decision.record",
 		family: "proposals",
+		access: { Architect: {}, Chair: { bound: "run" } },
+		actors: ["decided_by"],
+		ownId: "decision_id",
 		title: "Record a decision",
 		description:
 			"Record a decision later agents must follow. Next: memory.record if it is lasting knowledge.",
@@ -276,6 +297,13 @@ export const proposalTools = [
 	tool({
 		name: "patch.validate",
 		family: "proposals",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: {},
+		},
 		title: "Validate a patch",
 		description:
 			"Each gate to apply, with why it fails; changes nothing. Next: fix failing gates, then patch.apply.",
@@ -300,6 +328,8 @@ export const proposalTools = [
 	tool({
 		name: "patch.apply",
 		family: "proposals",
+		actors: ["applied_by"],
+		ownId: "transaction_id",
 		title: "Apply a patch",
 		description:
 			"Apply a proposal whose gates pass, as one reversible transaction. Next: task.update_status to done.",
@@ -332,6 +362,8 @@ export const proposalTools = [
 	tool({
 		name: "patch.reject",
 		family: "proposals",
+		actors: ["decided_by"],
+		ownId: "decision_id",
 		title: "Reject a patch",
 		description: "Reject an open proposal and record why. Next: the author may proposal.create anew.",
 		details: "Reject a pending or in-review proposal and record the decision.",

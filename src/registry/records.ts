@@ -68,6 +68,12 @@ export const sessionRecord = type({
 	started_at: timestamp,
 	last_seen_at: timestamp,
 	ended_at: timestamp.or("null"),
+	/** A minted session's role, binding and capability lifetime (null for one registered by hand). */
+	role: "string | null",
+	task_id: "string | null",
+	proposal_id: "string | null",
+	expires_at: timestamp.or("null"),
+	revoked_at: timestamp.or("null"),
 	revision,
 	created_at: timestamp,
 	updated_at: timestamp,

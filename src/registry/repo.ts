@@ -48,6 +48,15 @@ export const repoTools = [
 	tool({
 		name: "repo.read_file",
 		family: "repo",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: {},
+			MemoryOracle: {},
+		},
+		reads: "claimed",
 		title: "Read a file",
 		description:
 			"Read a repository file or line range, with its sha256. Next: resource.claim what you will change.",
@@ -81,6 +90,15 @@ export const repoTools = [
 	tool({
 		name: "repo.search",
 		family: "repo",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: {},
+			MemoryOracle: {},
+		},
+		reads: "claimed",
 		title: "Search the repository",
 		description:
 			"Search file contents (honors .gitignore) to find code. Next: repo.read_file around a match.",
@@ -112,6 +130,15 @@ export const repoTools = [
 	tool({
 		name: "repo.symbols",
 		family: "repo",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: {},
+			MemoryOracle: {},
+		},
+		reads: "claimed",
 		title: "List symbols",
 		description:
 			"Declarations in TS, JS, Python and Go files, to find code. Next: resource.claim symbol:<path>#<name>.",
@@ -141,6 +168,15 @@ export const repoTools = [
 	tool({
 		name: "repo.dependency_context",
 		family: "repo",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: {},
+			MemoryOracle: {},
+		},
+		reads: "claimed",
 		title: "Dependency context",
 		description:
 			"Manifests, lockfiles, dependency versions and import mapping for a path, each with its source file; before touching dependencies. Next: resource.claim the manifest.",

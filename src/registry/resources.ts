@@ -19,6 +19,17 @@ export const resourceTools = [
 	tool({
 		name: "resource.claim",
 		family: "resources",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal", only: { claim_type: ["read", "review"] } },
+			Tester: { bound: "proposal", only: { claim_type: ["read"] } },
+			Security: { bound: "proposal", only: { claim_type: ["read", "review"] } },
+			Architect: { only: { claim_type: ["read", "review"] } },
+			MemoryOracle: { only: { claim_type: ["read"] } },
+		},
+		actors: ["agent_id"],
+		ownId: "claim_id",
+		reads: "readable",
 		title: "Claim a resource",
 		description:
 			"Lease a resource for a task before changing it; another agent's conflicting claim refuses it. Next: proposal.create; resource.renew before expires_at.",
@@ -67,6 +78,7 @@ export const resourceTools = [
 	tool({
 		name: "resource.claim_status",
 		family: "resources",
+		access: "every",
 		title: "Claim status",
 		description:
 			"List claims: yours on resume, or those in your way. Next: resource.renew or resource.release.",
@@ -98,6 +110,7 @@ export const resourceTools = [
 	tool({
 		name: "resource.get",
 		family: "resources",
+		access: "every",
 		title: "Get a resource",
 		description: "A resource and who holds it. Next: resource.claim it if free.",
 		details: "Fetch one resource record and the live claims on it.",
@@ -111,6 +124,15 @@ export const resourceTools = [
 	tool({
 		name: "resource.release",
 		family: "resources",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: {},
+			MemoryOracle: {},
+		},
+		actors: ["agent_id"],
 		title: "Release a claim",
 		description:
 			"Give back a claim you no longer need (patch.apply releases its own). Next: others may resource.claim it.",
@@ -139,6 +161,7 @@ export const resourceTools = [
 	tool({
 		name: "resource.search",
 		family: "resources",
+		access: "every",
 		title: "Search resources",
 		description: "Find known resources by substring. Next: resource.get one.",
 		details:
@@ -161,6 +184,16 @@ export const resourceTools = [
 	tool({
 		name: "resource.renew",
 		family: "resources",
+		access: {
+			Implementer: { bound: "task" },
+			Reviewer: { bound: "proposal" },
+			Tester: { bound: "proposal" },
+			Security: { bound: "proposal" },
+			Architect: {},
+			MemoryOracle: {},
+		},
+		actors: ["agent_id"],
+		reads: "readable",
 		title: "Renew a claim",
 		description:
 			"Extend your claim before expires_at; a suspended one needs rebase. Next: finish, then proposal.create.",

@@ -3,7 +3,7 @@
 // the CLI's `sessions` and `agents` commands call them.
 import { type } from "arktype";
 import { callerId, nonBlank } from "../domain/scalars.ts";
-import { sessionRecord, storedAgentRecord } from "./records.ts";
+import { eventRecord, sessionRecord, storedAgentRecord } from "./records.ts";
 import { tool } from "./types.ts";
 
 const liveStatus = "'active' | 'idle'";
@@ -115,5 +115,82 @@ export const sessionTools = [
 		output: switchOutput,
 		mutates: true,
 		idempotent: true,
+	}),
+	tool({
+		name: "session.mint",
+		family: "sessions",
+		visibility: "operator",
+		title: "Mint a capability session",
+		description:
+			"Open a session for one agent, bound to a task, proposal or run, for a capability the caller made.",
+		details:
+			"Open a session for an enabled agent acting in its configured role, bound to `task_id` (which must be assigned to it), `proposal_id` (an open proposal) and/or `run_id` (an active run), for the capability whose SHA-256 is `capability_sha256`: the caller makes the 32 random bytes and keeps them; only the hash is stored, so the capability never passes through a call. It authenticates until `ttl_seconds` (default `sessions.capability_ttl_seconds`) or `session.revoke`, whichever is first; it is never renewed. A `session.minted` event.",
+		args: type({
+			agent_id: callerId,
+			capability_sha256: type(/^[0-9a-f]{64}$/).describe("a SHA-256 in lower-case hex"),
+			"session_id?": callerId,
+			"task_id?": callerId,
+			"proposal_id?": callerId,
+			"run_id?": callerId,
+			"ttl_seconds?": type("1 <= number.integer <= 31536000").describe(
+				"a number of seconds from 1 to 31536000 (a year)",
+			),
+		}),
+		argDocs: {
+			agent_id: "The agent it acts for (enabled).",
+			capability_sha256: "SHA-256 (hex) of the capability you made.",
+			session_id: "Own id (default new S-).",
+			task_id: "Bind to this task (assigned to the agent).",
+			proposal_id: "Bind to this open proposal.",
+			run_id: "Bind to this active run (default the task's or proposal's).",
+			ttl_seconds: "Lifetime (default sessions.capability_ttl_seconds).",
+			idempotency_key: "Mints once on retry.",
+		},
+		output: type({ session: sessionRecord }),
+		ownId: "session_id",
+		mutates: true,
+	}),
+	tool({
+		name: "session.revoke",
+		family: "sessions",
+		visibility: "operator",
+		title: "Revoke a session's capability",
+		description: "Revoke a minted session's capability at once; the session ends.",
+		details:
+			"From now on the capability authenticates nobody (`unauthenticated`, HTTP 401) and the session is ended. A `session.revoked` event. Revoking one already revoked changes nothing.",
+		args: type({ session_id: callerId }),
+		argDocs: { session_id: "The minted session.", idempotency_key: "Revokes once on retry." },
+		output: type({ session: sessionRecord, changed: "boolean" }),
+		mutates: true,
+		idempotent: true,
+		destructive: true,
+	}),
+	tool({
+		name: "session.record_denial",
+		family: "sessions",
+		visibility: "internal",
+		title: "Record a refused call",
+		description: "Record that a call made with a capability was refused.",
+		details:
+			"A `call.denied` event: the tool, the reason, the agent and session; `count` is how many refusals of that session, tool and reason it stands for (call() records at most one a minute and folds the rest into the next).",
+		args: type({
+			agent_id: callerId,
+			session_id: callerId,
+			tool: nonBlank,
+			code: nonBlank,
+			reason: nonBlank,
+			count: "1 <= number.integer <= 9007199254740991",
+		}),
+		argDocs: {
+			agent_id: "Who called.",
+			session_id: "With which session.",
+			tool: "What it called.",
+			code: "permission_denied or unauthenticated.",
+			reason: "Why it was refused.",
+			count: "Refusals this stands for.",
+			idempotency_key: "Records once on retry.",
+		},
+		output: type({ event: eventRecord }),
+		mutates: true,
 	}),
 ] as const;

@@ -18,6 +18,7 @@ export const tableTools = [
 	tool({
 		name: "table.get_state",
 		family: "table",
+		access: "every",
 		title: "Get table state",
 		description:
 			"Snapshot of runs, agents, tasks, claims, proposals, approvals, reviews and memory; call it first and on resume. Next: table.watch after its last_event_id.",
@@ -42,6 +43,7 @@ export const tableTools = [
 	tool({
 		name: "table.watch",
 		family: "table",
+		access: "every",
 		title: "Watch the table",
 		description:
 			"Events after a cursor, plus blocked tasks, pending proposals and approvals; use it to follow the table. Next: act on them, e.g. agent.turn_start on agent.turn_scheduled.",

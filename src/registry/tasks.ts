@@ -12,6 +12,8 @@ export const taskTools = [
 	tool({
 		name: "task.create",
 		family: "tasks",
+		access: { Chair: { bound: "run", needs: ["run_id"], only: { readable_paths: [] } } },
+		ownId: "task_id",
 		title: "Create a task",
 		description:
 			"Create an open task to hand out work. Next: the assignee reads it with task.get and claims with resource.claim.",
@@ -44,6 +46,7 @@ export const taskTools = [
 	tool({
 		name: "task.get",
 		family: "tasks",
+		access: "every",
 		title: "Get a task",
 		description:
 			"A task's status, assignee and readable paths; read yours on start or resume. Next: resource.claim what you will change.",
@@ -58,6 +61,7 @@ export const taskTools = [
 	tool({
 		name: "task.list",
 		family: "tasks",
+		access: "every",
 		title: "List tasks",
 		description: "Tasks by priority, to find work. Next: task.get one.",
 		details:
@@ -82,6 +86,17 @@ export const taskTools = [
 	tool({
 		name: "task.update_status",
 		family: "tasks",
+		access: {
+			Implementer: {
+				bound: "task",
+				only: {
+					status: ["open", "in_progress", "blocked", "review", "cancelled", "failed"],
+					assigned_agent_id: [],
+					run_id: [],
+				},
+			},
+			Chair: { bound: "run" },
+		},
 		title: "Update a task",
 		description:
 			"Change a task's status, assignee or run. Next: set in_progress on start, review once proposed, done after patch.apply.",

@@ -10,6 +10,7 @@ export const testTools = [
 	tool({
 		name: "test.suggest",
 		family: "tests",
+		access: { Implementer: { bound: "task" }, Tester: { bound: "proposal" } },
 		title: "Suggest tests",
 		description: "Allowed test commands for a proposal or task, each with why. Next: test.run them.",
 		details:
@@ -31,6 +32,10 @@ export const testTools = [
 	tool({
 		name: "test.run",
 		family: "tests",
+		access: {
+			Implementer: { bound: "task", needs: ["proposal_id"] },
+			Tester: { bound: "proposal", needs: ["proposal_id"] },
+		},
 		title: "Run tests",
 		description:
 			"Run an allowed test command (no shell) and record it; with proposal_id, on a copy with its diff applied. A failure is a result. Next: patch.validate.",
@@ -56,6 +61,7 @@ export const testTools = [
 	tool({
 		name: "test.get_result",
 		family: "tests",
+		access: { Implementer: { bound: "task" }, Tester: { bound: "proposal" } },
 		title: "Get a test result",
 		description: "A recorded test run and a page of its log. Next: test.get_result from next_offset.",
 		details:
@@ -82,6 +88,8 @@ export const testTools = [
 	tool({
 		name: "test.evidence.submit",
 		family: "tests",
+		access: { Tester: { bound: "proposal" } },
+		actors: ["agent_id"],
 		title: "Submit test evidence",
 		description:
 			"Tester: report an outcome on a proposal's current diff; shown, never trusted. Next: test.run for a pass that counts.",

@@ -10,6 +10,8 @@ export const turnTools = [
 	tool({
 		name: "agent.turn_request",
 		family: "turns",
+		access: { Implementer: { bound: "task" }, Chair: { bound: "run" } },
+		actors: ["agent_id"],
 		title: "Request a turn",
 		description:
 			"Queue for a turn in an active run (FIFO, one request per agent). Next: table.watch for your agent.turn_scheduled, then agent.turn_start.",
@@ -34,6 +36,8 @@ export const turnTools = [
 	tool({
 		name: "agent.turn_start",
 		family: "turns",
+		access: { Implementer: { bound: "task" }, Chair: { bound: "run" } },
+		actors: ["agent_id"],
 		title: "Start a scheduled turn",
 		description:
 			"Start your scheduled turn; its lease restarts. Next: do the work, then agent.turn_complete before the lease ends.",
@@ -52,6 +56,8 @@ export const turnTools = [
 	tool({
 		name: "agent.turn_complete",
 		family: "turns",
+		access: { Implementer: { bound: "task" }, Chair: { bound: "run" } },
+		actors: ["agent_id"],
 		title: "Complete a turn",
 		description: "End your started turn so the queue moves on. Next: agent.turn_request for another.",
 		details: "Finish a started turn; the Chair schedules the next request on its next tick.",

@@ -24,6 +24,45 @@ export type Family = keyof typeof FAMILIES;
  */
 export type Visibility = "agent" | "operator" | "internal";
 
+/** The roles a capability acts in (an agent's `role` in the config). */
+export const ROLES = [
+	"Implementer",
+	"Reviewer",
+	"Tester",
+	"Security",
+	"Architect",
+	"MemoryOracle",
+	"Chair",
+] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What a role's capability must carry for a tool: its assigned task, the one proposal it reviews, or its run. */
+export type Binding = "task" | "proposal" | "run";
+
+/** What one role may do with a tool. */
+export interface Grant {
+	/** The capability must be bound to one of these; a call stays inside whatever it is bound to, always. */
+	bound?: Binding;
+	/** Arguments the role must give (a tester's test.run names its proposal). */
+	needs?: readonly string[];
+	/** The values the role may give an argument; none listed: it may not give that argument at all. */
+	only?: Readonly<Record<string, readonly (string | boolean)[]>>;
+}
+
+/**
+ * Who may call a tool with a capability. `every`: any role, bound to nothing (the shared reads).
+ * Otherwise the roles listed, each with its grant; a role not listed, and every role for a tool
+ * without `access`, is refused. The operator is never limited by this.
+ */
+export type Access = "every" | Partial<Record<Role, Grant>>;
+
+/**
+ * What repository content an agent's call may see. `claimed`: paths inside its task's
+ * readable_paths that it holds an active claim on (repo reads). `readable`: inside readable_paths
+ * (what a claim hashes).
+ */
+export type Reads = "claimed" | "readable";
+
 /** Docs for the arguments the registry adds: what a retry or a stale revision means for this tool. */
 export interface CommonArgDocs {
 	idempotency_key?: string;
@@ -49,6 +88,14 @@ export interface ToolSpec<N extends string = string, I extends object = object, 
 	 */
 	argDocs: { [K in keyof I & string]-?: string } & CommonArgDocs;
 	output: Type<O>;
+	/** Who may call it with a capability (default: no agent). */
+	access?: Access;
+	/** Arguments naming who acts: with a capability they must be the caller, and are filled in when left out. */
+	actors?: readonly string[];
+	/** The argument that names the record the call creates (not one it refers to), if any. */
+	ownId?: string;
+	/** Repository content the call shows an agent. */
+	reads?: Reads;
 	/** Changes state, so it takes `idempotency_key` and appends events. */
 	mutates: boolean;
 	/** Changes an existing record, so it takes `expected_revision`. */

@@ -67,8 +67,14 @@ function missing(err: unknown, input: string, field: string): never {
 }
 
 export class RepoGuard {
-	/** `root` must already be a real path (symlinks resolved). */
-	constructor(readonly root: string) {}
+	/**
+	 * `root` must already be a real path (symlinks resolved). `scope`, for an agent's call, says why
+	 * a file (by its real repo-relative path) may not be opened; searches skip such files.
+	 */
+	constructor(
+		readonly root: string,
+		private readonly scope?: (rel: RepoRel) => string | undefined,
+	) {}
 
 	/** Checks the text of a path; returns it made absolute, and repo-relative when it is lexically inside. */
 	private candidate(input: string, field: string): { candidate: string; lexical: RepoRel | undefined } {
@@ -138,6 +144,11 @@ export class RepoGuard {
 		return { abs: real, rel };
 	}
 
+	/** Why the caller may not read `rel` (a real repo-relative path); undefined when it may. */
+	refusal(rel: RepoRel): string | undefined {
+		return this.scope?.(rel);
+	}
+
 	/**
 	 * Opens a regular file for reading and confirms, on the open descriptor, that it is inside the
 	 * root. The caller closes `fd`.
@@ -168,6 +179,8 @@ export class RepoGuard {
 			const rel = toRel(this.root, opened);
 			if (rel === undefined) throw outside(input);
 			if (isHidden(rel)) throw hidden(input);
+			const refused = this.scope?.(rel);
+			if (refused !== undefined) throw denied(`${input} may not be read: ${refused}`, input);
 			if (stat.isDirectory()) throw invalidArgument(`${input} is a directory, not a file`, { field });
 			if (!stat.isFile()) throw invalidArgument(`${input} is not a regular file`, { field });
 			return { fd, rel, stat };

@@ -502,4 +502,20 @@ ALTER TABLE idempotency_keys ADD COLUMN state TEXT NOT NULL DEFAULT 'done' CHECK
 ALTER TABLE idempotency_keys ADD COLUMN pid INTEGER;
 `,
 	},
+	{
+		version: 10,
+		name: "capabilities: a session an agent's bearer token opens",
+		sql: `
+-- A session minted with a capability: the SHA-256 of the token (never the token), the role it acts
+-- in, the task or proposal it is bound to, when it lapses and when the operator revoked it. Rows
+-- without a capability are sessions registered by hand, as before.
+ALTER TABLE sessions ADD COLUMN capability_sha256 TEXT;
+ALTER TABLE sessions ADD COLUMN role TEXT;
+ALTER TABLE sessions ADD COLUMN task_id TEXT REFERENCES tasks (id);
+ALTER TABLE sessions ADD COLUMN proposal_id TEXT REFERENCES proposals (id);
+ALTER TABLE sessions ADD COLUMN expires_at TEXT;
+ALTER TABLE sessions ADD COLUMN revoked_at TEXT;
+CREATE UNIQUE INDEX sessions_by_capability ON sessions (capability_sha256) WHERE capability_sha256 IS NOT NULL;
+`,
+	},
 ];

@@ -16,13 +16,28 @@ export interface SessionRow {
 	started_at: string;
 	last_seen_at: string;
 	ended_at: string | null;
+	/** For a minted session: the role it acts in, what it is bound to, when its capability lapses or was revoked. */
+	role: string | null;
+	task_id: string | null;
+	proposal_id: string | null;
+	expires_at: string | null;
+	revoked_at: string | null;
 	revision: number;
 	created_at: string;
 	updated_at: string;
 }
 
 const COLUMNS =
-	"id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd, mcp_socket, status, started_at, last_seen_at, ended_at, revision, created_at, updated_at";
+	"id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd, mcp_socket, status, started_at, last_seen_at, ended_at, role, task_id, proposal_id, expires_at, revoked_at, revision, created_at, updated_at";
+
+/** What minting a session records besides a registered session's fields. */
+export interface MintFields {
+	capability_sha256: string;
+	role: string;
+	task_id: string | null;
+	proposal_id: string | null;
+	expires_at: string;
+}
 
 export type SessionFields = Pick<
 	SessionRow,
@@ -110,6 +125,53 @@ export const sessionQueries = (c: Conn) => ({
 		return c.get<SessionRow>(
 			`UPDATE sessions SET status = 'ended', ended_at = ?, last_seen_at = ?, revision = revision + 1, updated_at = ?
 			 WHERE id = ? RETURNING ${COLUMNS}`,
+			now,
+			now,
+			now,
+			id,
+		) as SessionRow;
+	},
+
+	/** The session a capability opens, by the token's SHA-256. */
+	async byCapability(sha256: string): Promise<SessionRow | undefined> {
+		return c.get<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE capability_sha256 = ?`, sha256);
+	},
+
+	/** A new session with a capability (its hash only). */
+	async mint(s: SessionFields & MintFields, now: string): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`INSERT INTO sessions (id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd,
+			 mcp_socket, status, started_at, last_seen_at, capability_sha256, role, task_id, proposal_id, expires_at,
+			 created_at, updated_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+			s.id,
+			s.agent_id,
+			s.run_id,
+			s.adapter,
+			s.provider,
+			s.model,
+			s.external_session_id,
+			s.resume_command,
+			s.cwd,
+			s.mcp_socket,
+			s.status,
+			now,
+			now,
+			s.capability_sha256,
+			s.role,
+			s.task_id,
+			s.proposal_id,
+			s.expires_at,
+			now,
+			now,
+		) as SessionRow;
+	},
+
+	/** Revokes a session's capability at once; the session ends with it. */
+	async revoke(id: string, now: string): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`UPDATE sessions SET revoked_at = ?, status = 'ended', ended_at = coalesce(ended_at, ?),
+			 revision = revision + 1, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
 			now,
 			now,
 			now,

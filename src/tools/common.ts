@@ -1,7 +1,9 @@
 // Lookups and checks several families share: existence with a did-you-mean, and revisions.
 
+import type { Env } from "../dispatch.ts";
 import type { Scope } from "../domain/claims.ts";
 import { type IdKind, mintId } from "../domain/ids.ts";
+import { readRefusal } from "../domain/read-scope.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import type {
@@ -11,6 +13,7 @@ import type {
 	RunRecord,
 	TaskRecord,
 } from "../registry/records.ts";
+import { RepoGuard } from "../repo/guard.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -124,4 +127,10 @@ export function cursorKey(cursor: string, kinds: ("string" | "number")[]): KeyPa
 		// reported below
 	}
 	throw invalidArgument("argument 'cursor' is not a cursor this tool returned", { field: "cursor" });
+}
+
+/** The repository as this call may read it: all of it for the operator, an agent's scope for an agent. */
+export function repoGuard(env: Env): RepoGuard {
+	const { reads } = env;
+	return new RepoGuard(env.rt.root, reads && ((rel) => readRefusal(reads, rel)));
 }

@@ -14,11 +14,11 @@ import { readPatch } from "../patches.ts";
 import type { Args } from "../registry/index.ts";
 import type { ApprovalRecord } from "../registry/records.ts";
 import { listFiles } from "../repo/files.ts";
-import { RepoGuard } from "../repo/guard.ts";
+import type { RepoGuard } from "../repo/guard.ts";
 import { readText } from "../repo/read.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
-import { checkRevision, newRecordId, requireProposal, requireTask } from "./common.ts";
+import { checkRevision, newRecordId, repoGuard, requireProposal, requireTask } from "./common.ts";
 import { addedLines, policyOf } from "./validate.ts";
 
 async function requireApproval(tx: Tx, id: string): Promise<ApprovalRecord> {
@@ -225,7 +225,14 @@ export async function prepareReview(a: Args<"security.review">, env: Env): Promi
 	}
 	const resourceId = a.resource_id as string;
 	const row = await env.rt.store.withTransaction("read", (tx) => tx.resources.get(resourceId));
-	const lines = await resourceLines(new RepoGuard(root), resourceId, {
+	const guard = repoGuard(env);
+	const named = parseCanonicalId(resourceId);
+	if (env.reads && named) {
+		const why = guard.refusal(guard.relative(named.path, "resource_id"));
+		if (why)
+			throw new ToolError("permission_denied", `${named.path} may not be read: ${why}`, { path: named.path });
+	}
+	const lines = await resourceLines(guard, resourceId, {
 		start: row?.start_line ?? null,
 		end: row?.end_line ?? null,
 	});

@@ -1,24 +1,24 @@
 // repo.read_file, repo.search, repo.symbols, repo.dependency_context: read-only views of the
 // repository, every path through the one guard (src/repo/guard.ts).
 import type { Env } from "../dispatch.ts";
-import { invalidArgument } from "../errors.ts";
+import { invalidArgument, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import { dependencyContext } from "../repo/deps/index.ts";
-import { RepoGuard } from "../repo/guard.ts";
 import { readLines } from "../repo/read.ts";
 import { searchRepo } from "../repo/search.ts";
 import { listSymbols } from "../repo/symbols/index.ts";
+import { repoGuard } from "./common.ts";
 
 export async function readFile(a: Args<"repo.read_file">, env: Env) {
 	const start = a.start_line ?? 1;
 	const end = a.end_line ?? Number.POSITIVE_INFINITY;
 	if (end < start) throw invalidArgument("end_line comes before start_line", { field: "end_line" });
-	const file = new RepoGuard(env.rt.root).open(a.path);
+	const file = repoGuard(env).open(a.path);
 	return { path: a.path, ...readLines(file, start, end, a.max_bytes ?? 1024 * 1024) };
 }
 
 export function search(a: Args<"repo.search">, env: Env) {
-	return searchRepo(new RepoGuard(env.rt.root), {
+	return searchRepo(repoGuard(env), {
 		query: a.query,
 		regex: a.regex ?? false,
 		caseSensitive: a.case_sensitive ?? false,
@@ -30,7 +30,7 @@ export function search(a: Args<"repo.search">, env: Env) {
 }
 
 export function symbols(a: Args<"repo.symbols">, env: Env) {
-	return listSymbols(new RepoGuard(env.rt.root), {
+	return listSymbols(repoGuard(env), {
 		path: a.path,
 		language: a.language,
 		kind: a.kind,
@@ -41,5 +41,12 @@ export function symbols(a: Args<"repo.symbols">, env: Env) {
 }
 
 export function dependencies(a: Args<"repo.dependency_context">, env: Env) {
-	return dependencyContext(new RepoGuard(env.rt.root), a.path);
+	const guard = repoGuard(env);
+	// An agent names a manifest or folder it may read; what it leads to is read through the same scope.
+	if (env.reads) {
+		const { rel } = guard.resolve(a.path);
+		const why = guard.refusal(rel);
+		if (why) throw new ToolError("permission_denied", `${a.path} may not be read: ${why}`, { path: a.path });
+	}
+	return dependencyContext(guard, a.path);
 }

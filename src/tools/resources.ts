@@ -28,6 +28,7 @@ import {
 	cursorKey,
 	newRecordId,
 	page,
+	repoGuard,
 	requireEnabledAgent,
 	requireRun,
 	requireTask,
@@ -219,7 +220,7 @@ function refuseConflicts(near: ClaimRecord[], agent: string, mode: ClaimType, sc
 type PreparedClaim = Scope & { language: string | null; base_hash: string };
 
 export async function prepareClaim(a: Args<"resource.claim">, env: Env): Promise<PreparedClaim> {
-	const guard = new RepoGuard(env.rt.root);
+	const guard = repoGuard(env);
 	const scope = await scopeOf(guard, a);
 	return { ...scope, base_hash: a.base_hash ?? (await contentHash(guard, scope)) };
 }
@@ -428,7 +429,7 @@ export async function search(tx: Tx, a: Args<"resource.search">) {
 export async function prepareRenew(a: Args<"resource.renew">, env: Env): Promise<string | undefined> {
 	if (!a.rebase) return undefined;
 	const c = await env.rt.store.withTransaction("read", (tx) => tx.claims.get(a.claim_id, nowIso()));
-	return c && contentHash(new RepoGuard(env.rt.root), c);
+	return c && contentHash(repoGuard(env), c);
 }
 
 export async function renew(tx: Tx, a: Args<"resource.renew">, env: Env, rebasedHash: string | undefined) {

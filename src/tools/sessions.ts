@@ -4,6 +4,7 @@
 import { isAbsolute } from "node:path";
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
+import { actorId } from "../context.ts";
 import type { Env } from "../dispatch.ts";
 import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
@@ -12,7 +13,15 @@ import type { Runtime } from "../runtime.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
-import { checkRevision, requireEnabledAgent, requireRun } from "./common.ts";
+import {
+	checkRevision,
+	newRecordId,
+	requireEnabledAgent,
+	requireProposal,
+	requireRun,
+	requireTask,
+} from "./common.ts";
+import { OPEN } from "./proposals.ts";
 
 const PLACEHOLDER = "{{external_session_id}}";
 
@@ -200,3 +209,122 @@ async function setEnabled(tx: Tx, id: string, enabled: boolean, env: Env) {
 
 export const enable = (tx: Tx, a: Args<"agent.enable">, env: Env) => setEnabled(tx, a.agent_id, true, env);
 export const disable = (tx: Tx, a: Args<"agent.disable">, env: Env) => setEnabled(tx, a.agent_id, false, env);
+
+/**
+ * session.mint: a session for the capability whose hash the caller gives. The agent acts in its
+ * configured role; a task must be assigned to it, a proposal open, a run active.
+ */
+export async function mint(tx: Tx, a: Args<"session.mint">, env: Env) {
+	const { rt, now } = env;
+	const agent = await requireEnabledAgent(tx, a.agent_id, "agent_id");
+	const id = await newRecordId(
+		"session",
+		{ field: "session_id", value: a.session_id, label: "session" },
+		(s) => tx.sessions.get(s),
+	);
+	if (await tx.sessions.byCapability(a.capability_sha256))
+		throw failedPrecondition("that capability already opens a session: make a new one", {
+			field: "capability_sha256",
+		});
+	const task = a.task_id === undefined ? undefined : await requireTask(tx, a.task_id);
+	if (task && task.assigned_agent_id !== agent.id)
+		throw failedPrecondition(
+			`task ${task.id} is assigned to ${task.assigned_agent_id ?? "nobody"}, not ${agent.id}`,
+			{ task_id: task.id, assigned_agent_id: task.assigned_agent_id },
+		);
+	const proposal = a.proposal_id === undefined ? undefined : await requireProposal(tx, a.proposal_id);
+	if (proposal && !OPEN.includes(proposal.status))
+		throw failedPrecondition(`proposal ${proposal.id} is ${proposal.status}, not open`, {
+			proposal_id: proposal.id,
+			status: proposal.status,
+		});
+	if (task && proposal && proposal.task_id !== task.id)
+		throw invalidArgument(`proposal ${proposal.id} is not of task ${task.id}`, { field: "proposal_id" });
+	const runId = a.run_id ?? task?.run_id ?? proposal?.run_id ?? null;
+	if (runId !== null) {
+		const run = await requireRun(tx, runId);
+		if (run.status !== "active")
+			throw failedPrecondition(`run ${run.id} is ${run.status}, not active`, { run_id: run.id });
+	}
+	const ttl = a.ttl_seconds ?? rt.config.sessions.capability_ttl_seconds;
+	const expires = new Date(Date.parse(now) + ttl * 1000).toISOString();
+	const session = await tx.sessions.mint(
+		{
+			id,
+			agent_id: agent.id,
+			run_id: runId,
+			adapter: agent.adapter,
+			provider: null,
+			model: agent.model,
+			external_session_id: null,
+			resume_command: null,
+			cwd: rt.root,
+			mcp_socket: null,
+			status: "active",
+			capability_sha256: a.capability_sha256,
+			role: agent.role,
+			task_id: task?.id ?? null,
+			proposal_id: proposal?.id ?? null,
+			expires_at: expires,
+		},
+		now,
+	);
+	await tx.events.append(
+		{
+			type: "session.minted",
+			actor_id: actorId(env.ctx),
+			run_id: runId,
+			task_id: session.task_id,
+			payload: {
+				session_id: id,
+				agent_id: agent.id,
+				role: agent.role,
+				task_id: session.task_id,
+				proposal_id: session.proposal_id,
+				expires_at: expires,
+			},
+		},
+		now,
+	);
+	return { session };
+}
+
+export async function revoke(tx: Tx, a: Args<"session.revoke">, env: Env) {
+	const before = await requireSession(tx, a.session_id);
+	if (before.expires_at === null)
+		throw failedPrecondition(`session ${before.id} was registered, not minted: it has no capability`, {
+			session_id: before.id,
+		});
+	if (before.revoked_at !== null) return { session: before, changed: false };
+	const session = await tx.sessions.revoke(before.id, env.now);
+	await tx.events.append(
+		{
+			type: "session.revoked",
+			actor_id: actorId(env.ctx),
+			run_id: session.run_id,
+			task_id: session.task_id,
+			payload: { session_id: session.id, agent_id: session.agent_id, previous_status: before.status },
+		},
+		env.now,
+	);
+	return { session, changed: true };
+}
+
+export async function recordDenial(tx: Tx, a: Args<"session.record_denial">, env: Env) {
+	const event = await tx.events.append(
+		{
+			type: "call.denied",
+			actor_id: a.agent_id,
+			payload: {
+				tool: a.tool,
+				code: a.code,
+				reason: a.reason,
+				agent_id: a.agent_id,
+				session_id: a.session_id,
+				count: a.count,
+			},
+		},
+		env.now,
+	);
+	return { event };
+}

@@ -1,5 +1,5 @@
-// Pure checks for the HTTP endpoint: DNS-rebinding (Host and Origin) and the bearer token. Kept
-// free of I/O so every rule can be tested without a socket.
+// Pure checks for the HTTP endpoint: DNS-rebinding (Host and Origin) and what the Authorization
+// header presents. Kept free of I/O so every rule can be tested without a socket.
 import { timingSafeEqual } from "node:crypto";
 
 /** localhost, 127.0.0.0/8, ::1 and IPv4-mapped loopback, with or without IPv6 brackets. */
@@ -28,16 +28,14 @@ export function hostnameOf(host: string): string | undefined {
 	return (m[1] ?? m[2]) as string;
 }
 
-export type GuardResult = { ok: true } | { ok: false; status: 401 | 403; message: string };
+export type GuardResult = { ok: true } | { ok: false; status: 403; message: string };
 
 export interface GuardOptions {
 	/** The server listens on a loopback address only. */
 	loopback: boolean;
-	/** The bearer token from ROUNDTABLE_MCP_TOKEN, when one is set. */
-	token: string | undefined;
 }
 
-/** Host, Origin and Authorization checks for one request. */
+/** Host and Origin checks for one request. */
 export function checkRequest(headers: Headers, options: GuardOptions): GuardResult {
 	const host = headers.get("host");
 	if (!host) return { ok: false, status: 403, message: "missing Host header" };
@@ -56,10 +54,24 @@ export function checkRequest(headers: Headers, options: GuardOptions): GuardResu
 		const allowed = options.loopback ? isLoopbackHostname(hostnameOf(originHost) ?? "") : originHost === host;
 		if (!allowed) return { ok: false, status: 403, message: "invalid Origin header" };
 	}
-	if (options.token !== undefined && !bearerMatches(headers.get("authorization"), options.token)) {
-		return { ok: false, status: 401, message: "unauthorized" };
-	}
 	return { ok: true };
+}
+
+/** What a request presents: no credential, the operator's token, another bearer (a capability to look up), or a malformed header. */
+export type Credential =
+	| { kind: "none" }
+	| { kind: "operator" }
+	| { kind: "bearer"; token: string }
+	| { kind: "malformed" };
+
+export function credentialOf(header: string | null, operatorTokens: readonly string[]): Credential {
+	if (header === null) return { kind: "none" };
+	const token = /^Bearer ([\x21-\x7e]+)$/.exec(header)?.[1];
+	if (token === undefined) return { kind: "malformed" };
+	// Every operator token is compared, whether or not an earlier one matched: no timing tells which.
+	let operator = false;
+	for (const t of operatorTokens) operator = bearerMatches(header, t) || operator;
+	return operator ? { kind: "operator" } : { kind: "bearer", token };
 }
 
 /** Constant-time comparison of `Authorization: Bearer <token>` (digests hide the length too). */

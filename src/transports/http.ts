@@ -8,9 +8,10 @@ import {
 	LATEST_PROTOCOL_VERSION,
 	SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { AgentPrincipal, Principal } from "../context.ts";
 import type { Runtime } from "../runtime.ts";
 import { EventBuffer } from "./event-store.ts";
-import { checkRequest, isLoopbackHostname } from "./guard.ts";
+import { checkRequest, credentialOf, isLoopbackHostname } from "./guard.ts";
 import { Connections } from "./http-connections.ts";
 import type { InFlight } from "./inflight.ts";
 import { conformanceFixtures, createMcpServer } from "./mcp-server.ts";
@@ -18,7 +19,12 @@ import { conformanceFixtures, createMcpServer } from "./mcp-server.ts";
 export interface HttpOptions {
 	/** host:port; port 0 lets the OS choose. */
 	address: string;
-	token: string | undefined;
+	/** Bearer tokens that make a caller the operator (ROUNDTABLE_MCP_TOKEN, .roundtable/operator.token). */
+	operatorTokens: readonly string[];
+	/** A loopback request without a credential: refused (`token`) or the operator (`none`). */
+	loopbackAuth: "token" | "none";
+	/** The agent a capability makes the caller; undefined when it is unknown, expired or revoked. */
+	identify: (capability: string) => Promise<AgentPrincipal | undefined>;
 	tls: { cert: string; key: string } | undefined;
 	maxBodyBytes: number;
 	/** Open MCP sessions at most; an initialize beyond it gets 503. */
@@ -63,7 +69,11 @@ interface Session {
 	lastSeen: number;
 	/** The protocol version initialize negotiated. */
 	protocolVersion: string;
+	/** Who opened it ("operator", or an agent's session id): every later request must be the same caller. */
+	caller: string;
 }
+
+const callerKey = (p: Principal) => (p.kind === "agent" ? p.session_id : p.kind);
 
 function rpcError(status: number, code: number, message: string): Response {
 	return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
@@ -152,13 +162,39 @@ function parseAddress(address: string): { hostname: string; port: number } {
 export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 	const { hostname, port } = parseAddress(options.address);
 	const loopback = isLoopbackHostname(hostname);
-	if (!loopback && (!options.tls || !options.token)) {
+	if (!loopback && (!options.tls || options.operatorTokens.length === 0)) {
 		throw new Error(
-			`refusing to serve MCP on non-loopback address ${options.address} without TLS (mcp.tls_cert_file, mcp.tls_key_file) and a bearer token (ROUNDTABLE_MCP_TOKEN)`,
+			`refusing to serve MCP on non-loopback address ${options.address} without TLS (mcp.tls_cert_file, mcp.tls_key_file) and an operator token (.roundtable/operator.token or ROUNDTABLE_MCP_TOKEN)`,
 		);
 	}
 	const sessions = new Map<string, Session>();
-	const guard = { loopback, token: options.token };
+	const guard = { loopback };
+
+	/** Who the request is from, or the 401 that says why nobody. */
+	async function caller(req: Request): Promise<Principal | Response> {
+		const unauthorized = (message: string) => {
+			const res = rpcError(401, -32001, message);
+			res.headers.set("www-authenticate", 'Bearer realm="roundtable"');
+			return res;
+		};
+		const credential = credentialOf(req.headers.get("authorization"), options.operatorTokens);
+		switch (credential.kind) {
+			case "operator":
+				return { kind: "operator" };
+			case "none":
+				if (loopback && options.loopbackAuth === "none") return { kind: "operator" };
+				return unauthorized(
+					"unauthenticated: send Authorization: Bearer <token>, the operator's (.roundtable/operator.token) or an agent's capability",
+				);
+			case "malformed":
+				return unauthorized("unauthenticated: the Authorization header is not 'Bearer <token>'");
+			case "bearer":
+				return (
+					(await options.identify(credential.token)) ??
+					unauthorized("unauthenticated: the bearer token is neither the operator's nor a live capability")
+				);
+		}
+	}
 	const events = new EventBuffer(EVENT_LIMITS);
 	// Test-only tools, prompts and resources, loaded (or not) once; a failure is reported to
 	// every initialize rather than crashing the owner.
@@ -227,7 +263,7 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		}
 	}
 
-	async function handleMcp(req: Request, started: number): Promise<Response> {
+	async function handleMcp(req: Request, started: number, principal: Principal): Promise<Response> {
 		const sid = req.headers.get("mcp-session-id");
 		const parsed = req.method === "POST" ? await readJson(req, started) : undefined;
 		if (parsed instanceof Response) return parsed;
@@ -236,6 +272,9 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		if (sid) {
 			const session = sessions.get(sid);
 			if (!session) return rpcError(404, -32001, "session not found; initialize a new one");
+			// A session id is no credential: its requests come from whoever opened it, or nobody.
+			if (session.caller !== callerKey(principal))
+				return rpcError(403, -32000, "this MCP session was opened by another caller");
 			session.lastSeen = Date.now();
 			const res = await session.transport.handleRequest(
 				withSessionVersion(req, session.protocolVersion),
@@ -267,7 +306,7 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 			eventStore: replay.store,
 			retryInterval: RETRY_MS,
 			onsessioninitialized: (id) => {
-				sessions.set(id, { transport, lastSeen: Date.now(), protocolVersion });
+				sessions.set(id, { transport, lastSeen: Date.now(), protocolVersion, caller: callerKey(principal) });
 			},
 			onsessionclosed: (id) => {
 				sessions.delete(id);
@@ -279,7 +318,7 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 		};
 		await createMcpServer(rt, {
 			transport: "http",
-			principal: { kind: "operator" },
+			principal,
 			inflight: options.inflight,
 			extension,
 		}).connect(transport);
@@ -288,16 +327,16 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 
 	async function route(req: Request, started: number): Promise<Response> {
 		const verdict = checkRequest(req.headers, guard);
-		if (!verdict.ok) {
-			const res = rpcError(verdict.status, -32000, verdict.message);
-			if (verdict.status === 401) res.headers.set("www-authenticate", 'Bearer realm="roundtable"');
-			return res;
-		}
+		if (!verdict.ok) return rpcError(verdict.status, -32000, verdict.message);
 		if (stopping) return rpcError(503, -32000, "the owner is shutting down");
 		// The guard checked the Host, so Bun's URL parses; a request line that still does not is the
 		// client's fault, not ours.
 		const path = URL.parse(req.url)?.pathname;
-		if (path === "/mcp") return handleMcp(req, started);
+		// Health says nothing about the project, so a loopback probe needs no credential.
+		const open = path === "/healthz" && loopback;
+		const principal = open ? undefined : await caller(req);
+		if (principal instanceof Response) return principal;
+		if (path === "/mcp") return handleMcp(req, started, principal as Principal);
 		if (path === "/healthz" && req.method === "GET") {
 			const status = await options.health();
 			return Response.json({ status }, { status: status === "degraded" ? 503 : 200 });

@@ -32,9 +32,12 @@ const rpcError = (code: number, message: string, data?: unknown) =>
 // −32602, instead of failing this schema, which the SDK would answer with −32603.
 const AnyToolsCall = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() }).loose();
 
-/** Every tool, in registry order, as the registry publishes it (lean schemas, no outputSchema). */
-function mcpTools(): McpTool[] {
-	return publishedTools();
+/**
+ * Every tool the caller may call, in registry order, as the registry publishes it (lean schemas, no
+ * outputSchema): all agent tools for the operator, a capability's role's own for an agent.
+ */
+function mcpTools(principal: CallContext["principal"]): McpTool[] {
+	return publishedTools(principal.kind === "agent" ? principal.role : undefined);
 }
 
 /**
@@ -74,7 +77,7 @@ export async function conformanceFixtures(): Promise<McpExtension | undefined> {
 
 export interface McpServerOptions {
 	transport: Transport;
-	/** The caller, as the transport established it (the operator, until capability tokens). */
+	/** The caller, as the transport established it: the operator, or an agent's capability. */
 	principal: CallContext["principal"];
 	/** Calls in progress, for a bounded drain at shutdown. */
 	inflight: InFlight;
@@ -96,7 +99,7 @@ export function createMcpServer(rt: Runtime, options: McpServerOptions): Server 
 		},
 	);
 	server.setRequestHandler(ListToolsRequestSchema, async () => ({
-		tools: extension ? [...mcpTools(), ...extension.tools] : mcpTools(),
+		tools: extension ? [...mcpTools(options.principal), ...extension.tools] : mcpTools(options.principal),
 	}));
 	const extensionCall = extension?.install(server);
 	server.setRequestHandler(AnyToolsCall, async (request, extra) => {
@@ -109,6 +112,7 @@ export function createMcpServer(rt: Runtime, options: McpServerOptions): Server 
 			return extensionCall(params.name, params.arguments ?? {}, extra);
 		}
 		// Operator and internal tools are not part of the MCP surface: to an MCP client they do not exist.
+		// (A role's call to an agent tool it may not use is refused in call(), where it is recorded.)
 		if (findTool(params.name)?.visibility !== "agent") {
 			const near = didYouMean(
 				params.name,

@@ -57,6 +57,9 @@ export async function makeSandbox(): Promise<Sandbox> {
 	const config = join(root, ".roundtable", "config.yaml");
 	const doc = parseDocument(readFileSync(config, "utf8"));
 	doc.setIn(["mcp", "http_address"], "127.0.0.1:0");
+	// The HTTP cases speak without credentials (a bearer is one of the headers they vary); the
+	// credential checks have tests of their own.
+	doc.setIn(["mcp", "loopback_auth"], "none");
 	doc.setIn(["limits", "read_deadline_seconds"], READ_DEADLINE_S);
 	doc.setIn(["limits", "write_deadline_seconds"], 10);
 	writeFileSync(config, doc.toString());

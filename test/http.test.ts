@@ -729,7 +729,7 @@ describe("security", () => {
 
 	test("a non-loopback address without TLS and a token refuses to start", async () => {
 		const p = await makeProject();
-		const base: Partial<HttpOptions> = { address: "0.0.0.0:0" };
+		const base: Partial<HttpOptions> = { address: "0.0.0.0:0", operatorTokens: [] };
 		const token = `tok-${crypto.randomUUID()}`;
 		const tls = { cert: `${REPO}/no-such-cert.pem`, key: `${REPO}/no-such-key.pem` };
 		for (const options of [

@@ -10,7 +10,7 @@ import { call } from "../src/dispatch.ts";
 import type { ToolName } from "../src/registry/index.ts";
 import { AGENT_TOOLS } from "../src/registry/index.ts";
 import { capabilityHash, newCapability } from "../src/sessions/capability.ts";
-import { commitAll, diffOf, MAIN, makeProject, readyLine, runCli, tempDir } from "./helpers.ts";
+import { agentContext, commitAll, diffOf, MAIN, makeProject, readyLine, runCli, tempDir } from "./helpers.ts";
 import { stdioSession } from "./install-helpers.ts";
 import { loopbackHttp } from "./loopback-http.ts";
 import { agentClient, outcome } from "./permissions-fixture.ts";
@@ -292,3 +292,137 @@ describe("a real owner: the operator's token, the CLI, the bridge, and a capabil
 		expect(await stderr).not.toContain(operatorToken);
 	}, 90_000);
 });
+
+describe("what a capability is minted for, and what ends it", async () => {
+	const p = await makeProject();
+	const op = <N extends ToolName>(tool: N, args: Record<string, unknown>) => call(p.rt, tool, args, p.ctx);
+	await op("run.open", { run_id: "RUN-a" });
+	await op("task.create", {
+		task_id: "T-a",
+		title: "t",
+		body_md: "b",
+		assigned_agent_id: "implementer-1",
+		run_id: "RUN-a",
+	});
+	const mint = (args: Record<string, unknown>) =>
+		op("session.mint", { capability_sha256: capabilityHash(newCapability()), ...args });
+
+	test("a task must be assigned to the agent, a proposal open, a run active; the agent enabled", async () => {
+		await expect(mint({ agent_id: "implementer-2", task_id: "T-a" })).rejects.toMatchObject({
+			code: "failed_precondition",
+			message: "task T-a is assigned to implementer-1, not implementer-2",
+		});
+		await expect(mint({ agent_id: "reviewer-1", proposal_id: "P-none" })).rejects.toMatchObject({
+			code: "not_found",
+		});
+		await expect(mint({ agent_id: "chair-1", run_id: "RUN-none" })).rejects.toMatchObject({
+			code: "not_found",
+		});
+		await expect(mint({ agent_id: "nobody-1" })).rejects.toMatchObject({ code: "not_found" });
+		const ok = await mint({ agent_id: "implementer-1", task_id: "T-a" });
+		// Bound to the task, and to its run.
+		expect(ok.session).toMatchObject({
+			role: "Implementer",
+			task_id: "T-a",
+			run_id: "RUN-a",
+			revoked_at: null,
+		});
+		// One capability opens one session.
+		const hash = capabilityHash(newCapability());
+		await op("session.mint", { agent_id: "reviewer-1", capability_sha256: hash });
+		await expect(
+			op("session.mint", { agent_id: "reviewer-1", capability_sha256: hash }),
+		).rejects.toMatchObject({
+			code: "failed_precondition",
+		});
+	});
+
+	test("an ended session, a run no longer active, a task given to another: permission_denied", async () => {
+		const ended = await agentContext(p, "implementer-1", { task_id: "T-a" });
+		await op("session.end", { session_id: (ended.principal as { session_id: string }).session_id });
+		await expect(call(p.rt, "task.get", { task_id: "T-a" }, ended)).rejects.toMatchObject({
+			code: "permission_denied",
+			message: expect.stringContaining("has ended"),
+		});
+
+		const reassigned = await agentContext(p, "implementer-1", { task_id: "T-a" });
+		await op("task.update_status", { task_id: "T-a", assigned_agent_id: "implementer-2" });
+		await expect(
+			call(p.rt, "task.update_status", { task_id: "T-a", status: "blocked" }, reassigned),
+		).rejects.toMatchObject({
+			code: "permission_denied",
+			message: "task T-a is no longer assigned to implementer-1",
+		});
+		await op("task.update_status", { task_id: "T-a", assigned_agent_id: "implementer-1" });
+
+		const live = await agentContext(p, "implementer-1", { task_id: "T-a" });
+		expect(await call(p.rt, "task.get", { task_id: "T-a" }, live)).toMatchObject({ task: { id: "T-a" } });
+		await p.rt.store.withTransaction("write", (tx) =>
+			tx.runs.finish("RUN-a", "completed", new Date().toISOString()),
+		);
+		await expect(call(p.rt, "task.get", { task_id: "T-a" }, live)).rejects.toMatchObject({
+			code: "permission_denied",
+			message: "run RUN-a is completed, not active",
+		});
+	});
+
+	test("an agent cannot set readable_paths, nor create a task outside its run", async () => {
+		await op("run.open", { run_id: "RUN-b" });
+		const chair = await agentContext(p, "chair-1", { run_id: "RUN-b" });
+		await expect(
+			call(
+				p.rt,
+				"task.create",
+				{ title: "t", body_md: "b", run_id: "RUN-b", readable_paths: ["src"] },
+				chair,
+			),
+		).rejects.toMatchObject({
+			code: "permission_denied",
+			message: "a Chair may not give readable_paths to task.create",
+		});
+		await expect(call(p.rt, "task.create", { title: "t", body_md: "b" }, chair)).rejects.toMatchObject({
+			code: "permission_denied",
+		});
+		const made = await call(p.rt, "task.create", { title: "t", body_md: "b", run_id: "RUN-b" }, chair);
+		expect(made.task).toMatchObject({ run_id: "RUN-b", readable_paths: [] });
+	});
+});
+
+test("loopback_auth none: a request without a credential is the operator, and start says so", async () => {
+	const root = tempDir("rt-identity-none-");
+	expect((await runCli(["init", "--root", root])).code).toBe(0);
+	const config = join(root, ".roundtable/config.yaml");
+	await Bun.write(
+		config,
+		readFileSync(config, "utf8")
+			.replace("http_address: 127.0.0.1:7117", "http_address: 127.0.0.1:0")
+			.replace("loopback_auth: token", "loopback_auth: none"),
+	);
+	const proc = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const stderr = new Response(proc.stderr).text();
+	try {
+		const { ready } = await readyLine(proc, 20_000, () => stderr);
+		const url = /http=(\S+)/.exec(ready)?.[1] as string;
+		const res = await fetch(url, {
+			method: "POST",
+			headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+			body: JSON.stringify({
+				jsonrpc: "2.0",
+				id: 1,
+				method: "initialize",
+				params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+			}),
+		});
+		expect(res.status).toBe(200);
+	} finally {
+		proc.kill("SIGTERM");
+		await proc.exited;
+	}
+	expect(await stderr).toContain(
+		"mcp.loopback_auth is none: any local process that reaches the HTTP port acts as the operator",
+	);
+}, 60_000);

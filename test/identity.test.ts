@@ -17,6 +17,23 @@ import { agentClient, outcome } from "./permissions-fixture.ts";
 
 const OPERATOR_TOKEN = "operator-token-for-the-attack-test";
 
+/** An MCP initialize request over plain fetch, with `authorization` when given. */
+const initialize = (url: string, authorization?: string) =>
+	fetch(url, {
+		method: "POST",
+		headers: {
+			"content-type": "application/json",
+			accept: "application/json, text/event-stream",
+			...(authorization && { authorization }),
+		},
+		body: JSON.stringify({
+			jsonrpc: "2.0",
+			id: 1,
+			method: "initialize",
+			params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+		}),
+	});
+
 describe("the attack, replayed with capabilities", async () => {
 	const p = await makeProject();
 	commitAll(p.root, { "auth/login.ts": "export const check = () => true;\n" });
@@ -104,17 +121,7 @@ describe("the attack, replayed with capabilities", async () => {
 				code: "rpc:-32602",
 			});
 		// The operator's door over HTTP needs the operator's token: the implementer has none.
-		const anonymous = await fetch(server.url, {
-			method: "POST",
-			headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-			body: JSON.stringify({
-				jsonrpc: "2.0",
-				id: 1,
-				method: "initialize",
-				params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
-			}),
-		});
-		expect(anonymous.status).toBe(401);
+		expect((await initialize(server.url)).status).toBe(401);
 
 		const gates = (await op("patch.validate", { proposal_id: "P-auth" })) as { approvable: boolean };
 		expect(gates.approvable).toBe(false);
@@ -180,25 +187,7 @@ describe("a real owner: the operator's token, the CLI, the bridge, and a capabil
 		try {
 			const { ready } = await readyLine(proc, 20_000, () => stderr);
 			const url = /http=(\S+)/.exec(ready)?.[1] as string;
-			const init = (auth?: string) =>
-				fetch(url, {
-					method: "POST",
-					headers: {
-						"content-type": "application/json",
-						accept: "application/json, text/event-stream",
-						...(auth && { authorization: auth }),
-					},
-					body: JSON.stringify({
-						jsonrpc: "2.0",
-						id: 1,
-						method: "initialize",
-						params: {
-							protocolVersion: "2025-11-25",
-							capabilities: {},
-							clientInfo: { name: "x", version: "1" },
-						},
-					}),
-				});
+			const init = (auth?: string) => initialize(url, auth);
 			expect((await init()).status).toBe(401);
 			expect((await init("Bearer not-a-token")).status).toBe(401);
 			expect((await init(`Bearer ${operatorToken}`)).status).toBe(200);
@@ -407,17 +396,7 @@ test("loopback_auth none: a request without a credential is the operator, and st
 	try {
 		const { ready } = await readyLine(proc, 20_000, () => stderr);
 		const url = /http=(\S+)/.exec(ready)?.[1] as string;
-		const res = await fetch(url, {
-			method: "POST",
-			headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-			body: JSON.stringify({
-				jsonrpc: "2.0",
-				id: 1,
-				method: "initialize",
-				params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
-			}),
-		});
-		expect(res.status).toBe(200);
+		expect((await initialize(url)).status).toBe(200);
 	} finally {
 		proc.kill("SIGTERM");
 		await proc.exited;

@@ -3,6 +3,7 @@
 // task's readable_paths; then with a capability that expired, one revoked, and a disabled agent.
 // Each cell must come out as docs/permissions.md (the registry's `access`) says.
 import { afterAll, describe, expect, test } from "bun:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { AGENT_TOOLS, type Tool, type ToolName, toolsFor } from "../src/registry/index.ts";
@@ -108,6 +109,14 @@ describe.each(ROLES.map((r) => [r]))("%s", (role) => {
 	});
 });
 
+/** Calls every agent tool, bound, and expects each to come out as `expected`. */
+async function everyTool(role: Role, client: Client, expected: Record<string, unknown>) {
+	for (const tool of AGENT_TOOLS) {
+		const got = await outcome(client, tool.name, argsFor(tool.name, f.mine(role), AGENT_OF[role], f.memory));
+		expect({ role, tool: tool.name, got }).toMatchObject({ got: expected });
+	}
+}
+
 describe("a capability that lapsed, or whose agent is disabled", () => {
 	test("expired or revoked: every tool of every role is 401 (unauthenticated), even mid-session", async () => {
 		const lapsed: { role: Role; client: Awaited<ReturnType<typeof agentClient>> }[] = [];
@@ -122,18 +131,12 @@ describe("a capability that lapsed, or whose agent is disabled", () => {
 			await call(f.p.rt, "session.revoke", { session_id: revoked.session }, operatorContext());
 		}
 		await Bun.sleep(1100);
-		for (const { role, client } of lapsed) {
-			for (const tool of AGENT_TOOLS) {
-				const got = await outcome(
-					client,
-					tool.name,
-					argsFor(tool.name, f.mine(role), AGENT_OF[role], f.memory),
-				);
-				expect({ role, tool: tool.name, got }).toMatchObject({
-					got: { ok: false, code: "rpc:401", message: expect.stringContaining("unauthenticated") },
-				});
-			}
-		}
+		for (const { role, client } of lapsed)
+			await everyTool(role, client, {
+				ok: false,
+				code: "rpc:401",
+				message: expect.stringContaining("unauthenticated"),
+			});
 	});
 
 	test("a disabled agent: every tool of every role is permission_denied, and each refusal is a call.denied event", async () => {
@@ -147,18 +150,8 @@ describe("a capability that lapsed, or whose agent is disabled", () => {
 		for (const role of ROLES)
 			await call(f.p.rt, "agent.disable", { agent_id: AGENT_OF[role] }, operatorContext());
 		const before = (await call(f.p.rt, "table.get_state", {}, operatorContext())).last_event_id;
-		for (const { role, client } of open) {
-			for (const tool of AGENT_TOOLS) {
-				const got = await outcome(
-					client,
-					tool.name,
-					argsFor(tool.name, f.mine(role), AGENT_OF[role], f.memory),
-				);
-				expect({ role, tool: tool.name, got }).toMatchObject({
-					got: { ok: false, code: "permission_denied" },
-				});
-			}
-		}
+		for (const { role, client } of open)
+			await everyTool(role, client, { ok: false, code: "permission_denied" });
 		const denied = (await eventsAfter(before)).filter((e) => e.type === "call.denied");
 		// One per (session, tool, reason) within the minute: here, one per role and tool.
 		expect(denied.length).toBe(ROLES.length * AGENT_TOOLS.length);

@@ -9,7 +9,7 @@ import {
 	transactionRecord,
 	voteRecord,
 } from "./records.ts";
-import { tool } from "./types.ts";
+import { REVIEWERS_AND_AUTHOR, tool } from "./types.ts";
 
 const proposalId = type({ proposal_id: callerId });
 const proposalOutput = type({ proposal: proposalRecord, proposal_resources: "string[]" });
@@ -297,13 +297,7 @@ export const proposalTools = [
 	tool({
 		name: "patch.validate",
 		family: "proposals",
-		access: {
-			Implementer: { bound: "task" },
-			Reviewer: { bound: "proposal" },
-			Tester: { bound: "proposal" },
-			Security: { bound: "proposal" },
-			Architect: {},
-		},
+		access: REVIEWERS_AND_AUTHOR,
 		title: "Validate a patch",
 		description:
 			"Each gate to apply, with why it fails; changes nothing. Next: fix failing gates, then patch.apply.",

@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { nonBlank, positiveInt } from "../domain/scalars.ts";
-import { tool } from "./types.ts";
+import { tool, WORKERS } from "./types.ts";
 
 export const SYMBOL_LANGUAGES = ["typescript", "tsx", "javascript", "python", "go"] as const;
 export const DEPENDENCY_ECOSYSTEMS = ["npm", "go", "cargo", "python"] as const;
@@ -48,14 +48,7 @@ export const repoTools = [
 	tool({
 		name: "repo.read_file",
 		family: "repo",
-		access: {
-			Implementer: { bound: "task" },
-			Reviewer: { bound: "proposal" },
-			Tester: { bound: "proposal" },
-			Security: { bound: "proposal" },
-			Architect: {},
-			MemoryOracle: {},
-		},
+		access: WORKERS,
 		reads: "claimed",
 		title: "Read a file",
 		description:
@@ -90,14 +83,7 @@ export const repoTools = [
 	tool({
 		name: "repo.search",
 		family: "repo",
-		access: {
-			Implementer: { bound: "task" },
-			Reviewer: { bound: "proposal" },
-			Tester: { bound: "proposal" },
-			Security: { bound: "proposal" },
-			Architect: {},
-			MemoryOracle: {},
-		},
+		access: WORKERS,
 		reads: "claimed",
 		title: "Search the repository",
 		description:
@@ -130,14 +116,7 @@ export const repoTools = [
 	tool({
 		name: "repo.symbols",
 		family: "repo",
-		access: {
-			Implementer: { bound: "task" },
-			Reviewer: { bound: "proposal" },
-			Tester: { bound: "proposal" },
-			Security: { bound: "proposal" },
-			Architect: {},
-			MemoryOracle: {},
-		},
+		access: WORKERS,
 		reads: "claimed",
 		title: "List symbols",
 		description:
@@ -168,14 +147,7 @@ export const repoTools = [
 	tool({
 		name: "repo.dependency_context",
 		family: "repo",
-		access: {
-			Implementer: { bound: "task" },
-			Reviewer: { bound: "proposal" },
-			Tester: { bound: "proposal" },
-			Security: { bound: "proposal" },
-			Architect: {},
-			MemoryOracle: {},
-		},
+		access: WORKERS,
 		reads: "claimed",
 		title: "Dependency context",
 		description:

@@ -2,7 +2,7 @@ import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
 import { CLAIM_STATUSES, CLAIM_TYPES } from "../domain/statuses.ts";
 import { claimRecord, resourceRecord } from "./records.ts";
-import { tool } from "./types.ts";
+import { tool, WORKERS } from "./types.ts";
 
 const resourceType = type(/^[a-z][a-z0-9_-]{0,63}$/).describe(
 	"a resource type in lower case (file, directory, symbol, or your own such as endpoint)",
@@ -124,14 +124,7 @@ export const resourceTools = [
 	tool({
 		name: "resource.release",
 		family: "resources",
-		access: {
-			Implementer: { bound: "task" },
-			Reviewer: { bound: "proposal" },
-			Tester: { bound: "proposal" },
-			Security: { bound: "proposal" },
-			Architect: {},
-			MemoryOracle: {},
-		},
+		access: WORKERS,
 		actors: ["agent_id"],
 		title: "Release a claim",
 		description:
@@ -184,14 +177,7 @@ export const resourceTools = [
 	tool({
 		name: "resource.renew",
 		family: "resources",
-		access: {
-			Implementer: { bound: "task" },
-			Reviewer: { bound: "proposal" },
-			Tester: { bound: "proposal" },
-			Security: { bound: "proposal" },
-			Architect: {},
-			MemoryOracle: {},
-		},
+		access: WORKERS,
 		actors: ["agent_id"],
 		reads: "readable",
 		title: "Renew a claim",

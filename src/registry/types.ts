@@ -57,6 +57,24 @@ export interface Grant {
 export type Access = "every" | Partial<Record<Role, Grant>>;
 
 /**
+ * The roles that work on a task's files: the implementer on its task, the proposal's reviewers,
+ * tester and security on its task too, and the architect and memory oracle wherever they are bound.
+ * Repository reads and claims are theirs.
+ */
+export const WORKERS = {
+	Implementer: { bound: "task" },
+	Reviewer: { bound: "proposal" },
+	Tester: { bound: "proposal" },
+	Security: { bound: "proposal" },
+	Architect: {},
+	MemoryOracle: {},
+} as const satisfies Access;
+
+/** Who may see whether a proposal can be applied: its author's role and those who review it. */
+const { MemoryOracle: _memoryOracle, ...reviewersAndAuthor } = WORKERS;
+export const REVIEWERS_AND_AUTHOR: Access = reviewersAndAuthor;
+
+/**
  * What repository content an agent's call may see. `claimed`: paths inside its task's
  * readable_paths that it holds an active claim on (repo reads). `readable`: inside readable_paths
  * (what a claim hashes).

@@ -248,6 +248,10 @@ export function route(name: ToolName): Handler {
 			return inTx(name, sessions.revoke);
 		case "session.record_denial":
 			return inTx(name, sessions.recordDenial);
+		case "session.close":
+			return inTx(name, sessions.close);
+		case "session.touch":
+			return inTx(name, sessions.touch);
 
 		case "run.open":
 			return inTx(name, runs.open);

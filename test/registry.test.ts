@@ -62,6 +62,7 @@ const OPERATOR = [
 	"agent.disable",
 	"session.mint",
 	"session.revoke",
+	"session.close",
 	"resource.revoke",
 	"resource.expire",
 	"human.decide",
@@ -80,6 +81,7 @@ const INTERNAL = [
 	"patch.recover",
 	"test.sweep_interrupted",
 	"session.record_denial",
+	"session.touch",
 ];
 
 const names = TOOLS.map((t) => t.name as string);

@@ -5,7 +5,8 @@ import { VERSION } from "../version.ts";
 import { type FlagSpec, type Flags, parseFlags, UsageError } from "./args.ts";
 
 export interface CommandRun {
-	run(flags: Flags & { root: string }): Promise<number>;
+	/** `rest`: what followed `--`, for a command that takes it. */
+	run(flags: Flags & { root: string }, rest?: string[]): Promise<number>;
 }
 
 interface Command {
@@ -16,6 +17,8 @@ interface Command {
 	load: () => Promise<CommandRun>;
 	/** The flag that one bare argument fills (`agents enable ID`). */
 	positional?: string;
+	/** Takes a command line after `--` (`sessions launch … -- CMD ARGS`). */
+	rest?: true;
 }
 
 const COMMON: Record<string, FlagSpec> = {
@@ -310,6 +313,23 @@ function sessionsCommands(): Command[] {
 			load: load("mint"),
 		},
 		{
+			name: "sessions launch",
+			usage:
+				"roundtable sessions launch --agent ID [--task T] [--proposal P] [--run R] [--ttl SECONDS] [--adapter NAME] [-- CMD ARGS…]",
+			summary:
+				"Run an agent in a session of its own: mint its capability, have the owner (started if none runs) serve the session's private MCP socket, and run the adapter's CLI (codex, claude, gemini) configured for it, or CMD ARGS after --, in a sandbox where it works: the project read-only, .roundtable/ hidden. Stays in the foreground; when the agent exits the session closes (capability revoked, socket removed, claims by their resume_policy) and the exit status is the agent's.",
+			flags: {
+				agent: { kind: "string", value: "ID", help: "the agent it runs as (required)" },
+				task: { kind: "string", value: "T", help: "bind it to this task (assigned to the agent)" },
+				proposal: { kind: "string", value: "P", help: "bind it to this open proposal" },
+				run: { kind: "string", value: "R", help: "bind it to this active run" },
+				ttl: { kind: "integer", value: "SECONDS", help: "how long its capability works" },
+				adapter: { kind: "string", value: "NAME", help: "the CLI to run (default: the agent's adapter)" },
+			},
+			rest: true,
+			load: load("launch"),
+		},
+		{
 			name: "sessions revoke",
 			usage: "roundtable sessions revoke ID",
 			summary:
@@ -517,10 +537,17 @@ export async function main(argv: readonly string[]): Promise<number> {
 		process.stderr.write(`roundtable: unknown command ${quoted(wanted)}${hint}; see roundtable --help\n`);
 		return 2;
 	}
-	const rest = argv.slice(command.name.split(" ").length);
+	const args = argv.slice(command.name.split(" ").length);
+	const dashes = command.rest ? args.indexOf("--") : -1;
+	const rest = dashes === -1 ? undefined : args.slice(dashes + 1);
 	let flags: Flags;
 	try {
-		flags = parseFlags(rest, { ...command.flags, ...COMMON }, command.positional);
+		if (rest?.length === 0) throw new UsageError("-- must be followed by a command");
+		flags = parseFlags(
+			dashes === -1 ? args : args.slice(0, dashes),
+			{ ...command.flags, ...COMMON },
+			command.positional,
+		);
 	} catch (err) {
 		if (!(err instanceof UsageError)) throw err;
 		process.stderr.write(`roundtable ${command.name}: ${err.message}\n${commandHelp(command)}`);
@@ -532,7 +559,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 	}
 	const module = await command.load();
 	try {
-		return await module.run({ ...flags, root: (flags.root as string | undefined) ?? "." });
+		return await module.run({ ...flags, root: (flags.root as string | undefined) ?? "." }, rest);
 	} catch (err) {
 		if (err instanceof UsageError) {
 			process.stderr.write(`roundtable ${command.name}: ${err.message}\n${commandHelp(command)}`);

@@ -7,10 +7,13 @@ import { CALLER_ID_PATTERN, nowIso } from "../domain/ids.ts";
 import type { SessionStatus } from "../domain/statuses.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/suggest.ts";
 import type { SessionRecord } from "../registry/records.ts";
+import { openRuntime } from "../runtime.ts";
 import { buildBriefing, renderBriefing } from "../sessions/briefing.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
+import { launch as runLaunch } from "../sessions/launch.ts";
 import { requireSession } from "../tools/sessions.ts";
 import { type Flags, UsageError } from "./args.ts";
+import type { CommandRun } from "./index.ts";
 import { print } from "./output.ts";
 import { command } from "./runtime.ts";
 
@@ -217,3 +220,27 @@ export const resume = command(async (rt, ctx, flags) => {
 	process.stdout.write(renderBriefing(briefing));
 	return 0;
 });
+
+export const launch: CommandRun = {
+	async run(flags, rest) {
+		const agent = text(flags, "agent");
+		if (agent === undefined) throw new UsageError("--agent is required");
+		const ttl = flags.ttl as number | undefined;
+		if (ttl !== undefined && ttl < 1) throw new UsageError("--ttl must be at least 1 second");
+		const rt = openRuntime(flags.root);
+		try {
+			return await runLaunch(rt, {
+				agent,
+				...(text(flags, "task") !== undefined && { task: text(flags, "task") }),
+				...(text(flags, "proposal") !== undefined && { proposal: text(flags, "proposal") }),
+				...(text(flags, "run") !== undefined && { run: text(flags, "run") }),
+				...(text(flags, "adapter") !== undefined && { adapter: text(flags, "adapter") }),
+				...(ttl !== undefined && { ttlSeconds: ttl }),
+				...(rest !== undefined && { command: rest }),
+				log: (line) => process.stderr.write(`${line}\n`),
+			});
+		} finally {
+			rt.close();
+		}
+	},
+};

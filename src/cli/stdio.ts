@@ -1,14 +1,14 @@
 // `mcp stdio`: the bridge an MCP client launches. It finds the owner (owner.json, else the
 // configured address), optionally starts one, then relays frames until stdin ends. It must start
 // fast, so it imports neither the store nor the schema library.
-import { closeSync, existsSync, mkdirSync, openSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { constants } from "node:os";
-import { join } from "node:path";
 import { OPERATOR_TOKEN_PATH, readOperatorToken } from "../config/operator-token.ts";
 import { peekEndpoints } from "../config/peek.ts";
+import { startOwnerInBackground } from "../owner/background.ts";
 import { findOwner } from "../owner/presence.ts";
-import { launchCommand } from "../owner/self.ts";
 import { isLoopbackHostname } from "../transports/guard.ts";
+import { pipeToSocket } from "../transports/socket-pipe.ts";
 import { runBridge } from "../transports/stdio.ts";
 import { UsageError } from "./args.ts";
 import type { CommandRun } from "./index.ts";
@@ -51,39 +51,36 @@ async function probe(url: URL, token: string | undefined): Promise<Probe> {
 	}
 }
 
-/** Starts `roundtable start` detached (its output in .roundtable/logs/owner.log) and waits for it. */
+/** Starts an owner in the background and waits until its HTTP endpoint takes our token. */
 async function autostart(root: string, token: string | undefined): Promise<URL> {
-	mkdirSync(join(root, ".roundtable", "logs"), { recursive: true, mode: 0o700 });
-	const logFd = openSync(join(root, ".roundtable", "logs", "owner.log"), "a", 0o600);
-	const child = Bun.spawn([...launchCommand(), "start", "--root", root], {
-		detached: true,
-		stdin: "ignore",
-		stdout: logFd,
-		stderr: logFd,
-	});
-	child.unref();
-	closeSync(logFd);
-	let exited = false;
-	void child.exited.then(() => {
-		exited = true;
-	});
-	const deadline = Date.now() + 15_000;
-	while (Date.now() < deadline && !exited) {
-		const owner = findOwner(root);
-		if (owner?.http_url) {
-			const url = new URL(owner.http_url);
-			// The owner makes the token when it initializes a new project.
-			if ((await probe(url, token ?? readOperatorToken(root))) === "ok") return url;
-		}
-		await Bun.sleep(50);
-	}
-	throw new Error(
-		`the owner started with --autostart did not come up; see ${join(root, ".roundtable/logs/owner.log")}`,
+	const owner = await startOwnerInBackground(
+		root,
+		// The owner makes the token when it initializes a new project.
+		async (o) =>
+			o.http_url !== null && (await probe(new URL(o.http_url), token ?? readOperatorToken(root))) === "ok",
 	);
+	return new URL(owner.http_url as string);
 }
 
 export const stdio: CommandRun = {
 	async run(flags) {
+		// A launched agent's bridge: its session's private socket, which knows who it is.
+		const sessionSocket = process.env.ROUNDTABLE_SESSION_SOCKET;
+		if (sessionSocket && flags.url === undefined) {
+			const out = Bun.stdout.writer();
+			const stop = new AbortController();
+			for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => stop.abort());
+			return pipeToSocket({
+				path: sessionSocket,
+				input: Bun.stdin.stream(),
+				send: (bytes) => {
+					out.write(bytes);
+					return out.flush();
+				},
+				log,
+				stop: stop.signal,
+			});
+		}
 		if (!existsSync(flags.root)) throw new UsageError(`--root ${flags.root} does not exist`);
 		const root = realpathSync(flags.root);
 		// The operator's token: the environment's, else the project's own file.

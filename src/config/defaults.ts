@@ -51,7 +51,11 @@ export interface Config {
 	turns: { lease_seconds: number };
 	claims: { default_ttl_seconds: number };
 	/** How long a minted capability authenticates (never renewed). */
-	sessions: { capability_ttl_seconds: number };
+	sessions: {
+		capability_ttl_seconds: number;
+		/** A launched agent in bubblewrap: where it works (auto), always (required), never (off). */
+		sandbox: "auto" | "required" | "off";
+	};
 	tests: {
 		allowed_commands: string[];
 		timeout_seconds: number;
@@ -113,7 +117,7 @@ export function defaultConfig(): Config {
 		},
 		turns: { lease_seconds: 600 },
 		claims: { default_ttl_seconds: 900 },
-		sessions: { capability_ttl_seconds: 28800 },
+		sessions: { capability_ttl_seconds: 28800, sandbox: "auto" },
 		tests: {
 			allowed_commands: [
 				"npm test",

@@ -49,7 +49,11 @@ export const configFileSchema = type({
 	"adapters?": { "[string]": adapter },
 	"turns?": { "+": "reject", "lease_seconds?": positiveInt },
 	"claims?": { "+": "reject", "default_ttl_seconds?": positiveInt },
-	"sessions?": { "+": "reject", "capability_ttl_seconds?": positiveInt },
+	"sessions?": {
+		"+": "reject",
+		"capability_ttl_seconds?": positiveInt,
+		"sandbox?": "'auto' | 'required' | 'off'",
+	},
 	"tests?": {
 		"+": "reject",
 		"allowed_commands?": nonBlank.array(),

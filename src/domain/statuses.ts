@@ -38,6 +38,12 @@ export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as cons
 /** A turn request's life: queued, scheduled by the Chair, started, then completed or expired. */
 export const TURN_STATUSES = ["requested", "scheduled", "started", "completed", "expired"] as const;
 export const SESSION_STATUSES = ["active", "idle", "ended"] as const;
+/**
+ * What a claim does when the session that took it ends (a launched agent exits): `hold` keeps it
+ * until its lease runs out, `release` releases it, `suspend` suspends it (it blocks nobody, and comes
+ * back only by renewing it with rebase).
+ */
+export const RESUME_POLICIES = ["hold", "release", "suspend"] as const;
 export const MEMORY_STATUSES = ["active", "stale"] as const;
 
 /** `low` and `normal` change nothing; `high` and `critical` bring security review and a human gate. */
@@ -47,6 +53,7 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export type ResumePolicy = (typeof RESUME_POLICIES)[number];
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 export type ClaimType = (typeof CLAIM_TYPES)[number];
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];

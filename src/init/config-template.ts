@@ -80,6 +80,9 @@ claims:
 # A capability (an agent's bearer token, from \`roundtable sessions mint\`) works this long; never renewed.
 sessions:
   capability_ttl_seconds: 28800
+  # \`roundtable sessions launch\` runs the agent in bubblewrap (Linux): the project read-only,
+  # .roundtable/ hidden but for its own session folder. auto: where bwrap works; required; off.
+  sandbox: auto
 
 # test.run runs only commands that begin with one of these argv prefixes (no shell).
 tests:

@@ -17,6 +17,7 @@ import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";
 import { VERSION } from "../version.ts";
+import { type Endpoints, serveSessionEndpoints } from "./endpoints.ts";
 import { tryLock } from "./lock.ts";
 import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./presence.ts";
 import { type Reloader, startReloader } from "./reload.ts";
@@ -81,6 +82,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	const inflight = new InFlight();
 	let coordinator: Coordinator | undefined;
 	let reloader: Reloader | undefined;
+	let endpoints: Endpoints | undefined;
 	try {
 		rt = openRuntime(root);
 		// Holds the policy from here on and reloads config and policy when their files change.
@@ -106,6 +108,12 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			writeDeadlineMs: config.limits.write_deadline_seconds * 1000,
 			maxConnections: config.limits.max_connections,
 			inflight,
+		});
+		// Launched agents' private sockets, for as long as their sessions stand.
+		endpoints = serveSessionEndpoints(rt, {
+			inflight,
+			maxFrameBytes: config.limits.max_frame_bytes,
+			log: options.log,
 		});
 		if (options.http) {
 			const { tls_cert_file: cert, tls_key_file: key } = config.mcp;
@@ -172,6 +180,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		socket?.stopAccepting();
 		if (!(await inflight.drain(DRAIN_MS)))
 			options.log("roundtable: calls still running after the drain timeout were cut off");
+		await endpoints?.stop();
 		await http?.close();
 		socket?.close();
 		withdrawOwner(root);

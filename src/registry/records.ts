@@ -7,6 +7,7 @@ import {
 	CLAIM_TYPES,
 	MEMORY_STATUSES,
 	PROPOSAL_STATUSES,
+	RESUME_POLICIES,
 	REVIEW_STATUSES,
 	RISKS,
 	RUN_STATUSES,
@@ -167,7 +168,10 @@ export const claimRecord = type({
 	expires_at: timestamp,
 	renewed_at: timestamp.or("null"),
 	renewable: "boolean",
-	resume_policy: "string",
+	/** What it does when the session that took it ends. */
+	resume_policy: type.enumerated(...RESUME_POLICIES),
+	/** The minted session it was taken in; null when the operator took it. */
+	session_id: "string | null",
 	rationale: "string | null",
 	revision,
 	created_at: timestamp,

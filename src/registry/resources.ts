@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
-import { CLAIM_STATUSES, CLAIM_TYPES } from "../domain/statuses.ts";
+import { CLAIM_STATUSES, CLAIM_TYPES, RESUME_POLICIES } from "../domain/statuses.ts";
 import { claimRecord, resourceRecord } from "./records.ts";
 import { tool, WORKERS } from "./types.ts";
 
@@ -47,7 +47,7 @@ export const resourceTools = [
 			"end_line?": positiveInt,
 			"ttl_seconds?": ttl,
 			"renewable?": "boolean",
-			"resume_policy?": nonBlank,
+			"resume_policy?": type.enumerated(...RESUME_POLICIES),
 			"base_hash?": nonBlank,
 			"rationale?": nonBlank,
 			"claim_id?": callerId,
@@ -65,7 +65,7 @@ export const resourceTools = [
 			end_line: "Default: from repo.symbols.",
 			ttl_seconds: "Lease (default 900).",
 			renewable: "Allow resource.renew (default true).",
-			resume_policy: "On session resume (default hold).",
+			resume_policy: "When your session ends: hold (default), release, suspend.",
 			base_hash: "Hash you started from (default now).",
 			rationale: "Why, for others.",
 			claim_id: "Own id (default new C-).",

@@ -135,6 +135,7 @@ export const sessionTools = [
 			"ttl_seconds?": type("1 <= number.integer <= 31536000").describe(
 				"a number of seconds from 1 to 31536000 (a year)",
 			),
+			"endpoint?": "boolean",
 		}),
 		argDocs: {
 			agent_id: "The agent it acts for (enabled).",
@@ -144,6 +145,7 @@ export const sessionTools = [
 			proposal_id: "Bind to this open proposal.",
 			run_id: "Bind to this active run (default the task's or proposal's).",
 			ttl_seconds: "Lifetime (default sessions.capability_ttl_seconds).",
+			endpoint: "The owner serves the session a private MCP socket (mcp_socket).",
 			idempotency_key: "Mints once on retry.",
 		},
 		output: type({ session: sessionRecord }),
@@ -164,6 +166,48 @@ export const sessionTools = [
 		mutates: true,
 		idempotent: true,
 		destructive: true,
+	}),
+	tool({
+		name: "session.close",
+		family: "sessions",
+		visibility: "operator",
+		title: "Close a session",
+		description: "End a minted session: its capability revoked, its claims following their resume_policy.",
+		details:
+			"What happens when a launched agent exits. The session ends and its capability is revoked (the owner closes its socket); each live claim it took follows its `resume_policy`: `hold` keeps it until its lease ends, `release` releases it, `suspend` suspends it. A `session.closed` event, and one per claim released or suspended. Closing one already closed changes nothing.",
+		args: type({ session_id: callerId, "reason?": nonBlank }),
+		argDocs: {
+			session_id: "The minted session.",
+			reason: "Why (e.g. the agent's exit status).",
+			idempotency_key: "Closes once on retry.",
+		},
+		output: type({
+			session: sessionRecord,
+			changed: "boolean",
+			held: "string[]",
+			released: "string[]",
+			suspended: "string[]",
+		}),
+		mutates: true,
+		idempotent: true,
+	}),
+	tool({
+		name: "session.touch",
+		family: "sessions",
+		visibility: "internal",
+		title: "A session was used",
+		description: "Record that a session's client listed its tools (the owner's session socket calls it).",
+		details:
+			"Marks the session seen now; with `tools`, a `session.tools_listed` event saying how many tools its role's list held.",
+		args: type({ session_id: callerId, "tools?": "0 <= number.integer <= 1000", "client?": nonBlank }),
+		argDocs: {
+			session_id: "The session.",
+			tools: "Tools its tools/list held.",
+			client: "The client's name and version.",
+			idempotency_key: "Records once on retry.",
+		},
+		output: type({ session: sessionRecord }),
+		mutates: true,
 	}),
 	tool({
 		name: "session.record_denial",

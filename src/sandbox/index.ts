@@ -3,7 +3,7 @@
 // pid, ipc, uts and (unless network is on) network namespaces, no capabilities, and the tree dying
 // with its parent. Used by test.run; written to be reused for anything else that runs foreign code.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 
@@ -20,6 +20,17 @@ export interface SandboxSpec {
 	home?: string;
 	/** The command's PATH: a folder under $HOME it names stays visible (read-only), so pyenv, nvm, ~/.bun still run. */
 	path?: string;
+	/** Where the command starts (default: `writable`). */
+	cwd?: string;
+	/** Paths shown read-only at their own place though /tmp or $HOME was emptied (a project under /tmp). */
+	visible?: string[];
+	/**
+	 * Paths anywhere to hide before `writable` is bound (so it shows through one): a folder becomes
+	 * empty and read-only, a file or socket becomes /dev/null. Missing ones are skipped.
+	 */
+	hide?: string[];
+	/** More paths the command may write, each at its own place (an agent CLI's login folder, a socket). */
+	alsoWritable?: string[];
 }
 
 export type SandboxChoice =
@@ -78,7 +89,26 @@ export function bwrapArgv(bwrap: string, spec: SandboxSpec): string[] {
 		args.push("--tmpfs", home);
 		for (const dir of toolchainsUnder(home, spec.path)) args.push("--ro-bind", dir, dir);
 	}
+	for (const p of spec.visible ?? []) {
+		const target = real(p);
+		if (target) args.push("--ro-bind", target, target);
+	}
+	const remount: string[] = [];
+	for (const p of spec.hide ?? []) {
+		const target = real(p);
+		if (!target) continue;
+		if (statSync(target).isDirectory()) {
+			// Emptied now, read-only once `writable` (which may lie inside) is bound.
+			args.push("--tmpfs", target);
+			remount.push(target);
+		} else args.push("--ro-bind", "/dev/null", target);
+	}
 	args.push("--bind", writable, writable);
+	for (const target of remount) args.push("--remount-ro", target);
+	for (const p of spec.alsoWritable ?? []) {
+		const target = real(p);
+		if (target) args.push("--bind", target, target);
+	}
 	for (const p of spec.readOnly ?? []) {
 		const target = real(p);
 		// A symlink out of the writable dir (a shared dependency store) stays readable where it leads.
@@ -88,7 +118,7 @@ export function bwrapArgv(bwrap: string, spec: SandboxSpec): string[] {
 		const target = real(p);
 		if (target && under(target, writable)) args.push("--tmpfs", target, "--remount-ro", target);
 	}
-	args.push("--chdir", writable, "--", ...spec.argv);
+	args.push("--chdir", (spec.cwd && real(spec.cwd)) ?? writable, "--", ...spec.argv);
 	return args;
 }
 

@@ -4,7 +4,7 @@ import type { ClaimRecord } from "../registry/records.ts";
 import type { Conn, Params } from "./db.ts";
 
 const COLUMNS =
-	"id, resource_id, resource_type, path, symbol, start_line, end_line, agent_id, task_id, run_id, claim_type, status, status_reason, base_hash, expires_at, renewed_at, renewable, resume_policy, rationale, revision, created_at, updated_at";
+	"id, resource_id, resource_type, path, symbol, start_line, end_line, agent_id, task_id, run_id, session_id, claim_type, status, status_reason, base_hash, expires_at, renewed_at, renewable, resume_policy, rationale, revision, created_at, updated_at";
 
 interface ClaimRow extends Omit<ClaimRecord, "renewable"> {
 	renewable: number;
@@ -60,8 +60,8 @@ export const claimQueries = (c: Conn) => ({
 	async insert(n: NewClaim, now: string): Promise<ClaimRecord> {
 		const row = c.get<ClaimRow>(
 			`INSERT INTO claims (id, resource_id, resource_type, path, symbol, start_line, end_line, agent_id, task_id, run_id,
-			 claim_type, status, base_hash, expires_at, renewable, resume_policy, rationale, created_at, updated_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+			 session_id, claim_type, status, base_hash, expires_at, renewable, resume_policy, rationale, created_at, updated_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
 			n.id,
 			n.resource_id,
 			n.resource_type,
@@ -72,6 +72,7 @@ export const claimQueries = (c: Conn) => ({
 			n.agent_id,
 			n.task_id,
 			n.run_id,
+			n.session_id,
 			n.claim_type,
 			n.base_hash,
 			n.expires_at,
@@ -180,6 +181,18 @@ export const claimQueries = (c: Conn) => ({
 	},
 
 	/** The agent's active (unexpired) claims, by resource id. */
+	/** The live (active, unexpired, or suspended) claims a session took, oldest first. */
+	async liveOfSession(sessionId: string, now: string): Promise<ClaimRecord[]> {
+		return c
+			.all<ClaimRow>(
+				`SELECT ${COLUMNS} FROM claims WHERE session_id = ?
+				 AND ((status = 'active' AND expires_at > ?) OR status = 'suspended') ORDER BY created_at, id`,
+				sessionId,
+				now,
+			)
+			.map(toRecord(now));
+	},
+
 	async activeOf(agentId: string, now: string): Promise<ClaimRecord[]> {
 		return c
 			.all<ClaimRow>(

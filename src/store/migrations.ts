@@ -518,4 +518,16 @@ ALTER TABLE sessions ADD COLUMN revoked_at TEXT;
 CREATE UNIQUE INDEX sessions_by_capability ON sessions (capability_sha256) WHERE capability_sha256 IS NOT NULL;
 `,
 	},
+	{
+		version: 11,
+		name: "claims remember the session that took them; resume policies are a fixed set",
+		sql: `
+-- The minted session a claim was taken in (null: taken by the operator, or before sessions had
+-- capabilities). When that session ends, its claims follow their resume_policy.
+ALTER TABLE claims ADD COLUMN session_id TEXT REFERENCES sessions (id);
+CREATE INDEX claims_by_session ON claims (session_id) WHERE session_id IS NOT NULL;
+-- resume_policy was free text; anything but the three policies meant nothing, which is 'hold'.
+UPDATE claims SET resume_policy = 'hold' WHERE resume_policy NOT IN ('hold', 'release', 'suspend');
+`,
+	},
 ];

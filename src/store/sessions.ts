@@ -132,6 +132,15 @@ export const sessionQueries = (c: Conn) => ({
 		) as SessionRow;
 	},
 
+	/** Minted sessions that asked for an endpoint and still stand: the sockets the owner serves. */
+	async withEndpoints(now: string): Promise<SessionRow[]> {
+		return c.all<SessionRow>(
+			`SELECT ${COLUMNS} FROM sessions WHERE mcp_socket IS NOT NULL AND capability_sha256 IS NOT NULL
+			 AND status != 'ended' AND revoked_at IS NULL AND expires_at > ? ORDER BY id`,
+			now,
+		);
+	},
+
 	/** The session a capability opens, by the token's SHA-256. */
 	async byCapability(sha256: string): Promise<SessionRow | undefined> {
 		return c.get<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE capability_sha256 = ?`, sha256);

@@ -91,6 +91,19 @@ export async function releaseClaim(
 	return released;
 }
 
+/** Suspends a live claim, with its claim.suspended event: it blocks nobody until renewed with rebase. */
+export async function suspendClaim(
+	tx: Tx,
+	c: ClaimRecord,
+	actor: string,
+	reason: string,
+	now: string,
+): Promise<ClaimRecord> {
+	const suspended = await tx.claims.setStatus(c.id, "suspended", reason, now);
+	await claimEvent(tx, "claim.suspended", actor, c, { reason }, now);
+	return suspended;
+}
+
 /** What a claim argument set points at, checked against the repository. */
 async function scopeOf(
 	guard: RepoGuard,
@@ -280,6 +293,7 @@ export async function claim(tx: Tx, a: Args<"resource.claim">, env: Env, s: Prep
 			expires_at: later(now, a.ttl_seconds ?? env.rt.config.claims.default_ttl_seconds),
 			renewable: a.renewable ?? true,
 			resume_policy: a.resume_policy ?? "hold",
+			session_id: env.ctx.principal.kind === "agent" ? env.ctx.principal.session_id : null,
 			rationale: a.rationale ?? null,
 		},
 		now,

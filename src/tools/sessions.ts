@@ -10,6 +10,7 @@ import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
+import { sessionSocketPath } from "../sessions/paths.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
@@ -22,6 +23,7 @@ import {
 	requireTask,
 } from "./common.ts";
 import { OPEN } from "./proposals.ts";
+import { releaseClaim, suspendClaim } from "./resources.ts";
 
 const PLACEHOLDER = "{{external_session_id}}";
 
@@ -247,6 +249,7 @@ export async function mint(tx: Tx, a: Args<"session.mint">, env: Env) {
 			throw failedPrecondition(`run ${run.id} is ${run.status}, not active`, { run_id: run.id });
 	}
 	const ttl = a.ttl_seconds ?? rt.config.sessions.capability_ttl_seconds;
+	const socket = a.endpoint ? sessionSocketPath(rt.root, id) : null;
 	const expires = new Date(Date.parse(now) + ttl * 1000).toISOString();
 	const session = await tx.sessions.mint(
 		{
@@ -259,7 +262,7 @@ export async function mint(tx: Tx, a: Args<"session.mint">, env: Env) {
 			external_session_id: null,
 			resume_command: null,
 			cwd: rt.root,
-			mcp_socket: null,
+			mcp_socket: socket,
 			status: "active",
 			capability_sha256: a.capability_sha256,
 			role: agent.role,
@@ -282,6 +285,7 @@ export async function mint(tx: Tx, a: Args<"session.mint">, env: Env) {
 				task_id: session.task_id,
 				proposal_id: session.proposal_id,
 				expires_at: expires,
+				mcp_socket: socket,
 			},
 		},
 		now,
@@ -327,4 +331,55 @@ export async function recordDenial(tx: Tx, a: Args<"session.record_denial">, env
 		env.now,
 	);
 	return { event };
+}
+
+/** session.close: what happens when a launched agent exits. */
+export async function close(tx: Tx, a: Args<"session.close">, env: Env) {
+	const { now } = env;
+	const before = await requireSession(tx, a.session_id);
+	const outcome = { held: [] as string[], released: [] as string[], suspended: [] as string[] };
+	if (before.status === "ended" && (before.expires_at === null || before.revoked_at !== null))
+		return { session: before, changed: false, ...outcome };
+	const reason = `session ${before.id} ended${a.reason ? `: ${a.reason}` : ""}`;
+	for (const c of await tx.claims.liveOfSession(before.id, now)) {
+		if (c.resume_policy === "release") {
+			await releaseClaim(tx, c, { actor: actorId(env.ctx), reason, forced: false }, now);
+			outcome.released.push(c.id);
+		} else if (c.resume_policy === "suspend" && c.status === "active") {
+			await suspendClaim(tx, c, actorId(env.ctx), reason, now);
+			outcome.suspended.push(c.id);
+		} else outcome.held.push(c.id);
+	}
+	let session = before.status === "ended" ? before : await tx.sessions.end(before.id, now);
+	if (session.expires_at !== null && session.revoked_at === null)
+		session = await tx.sessions.revoke(session.id, now);
+	await tx.events.append(
+		{
+			type: "session.closed",
+			actor_id: actorId(env.ctx),
+			run_id: session.run_id,
+			task_id: session.task_id,
+			payload: { session_id: session.id, agent_id: session.agent_id, reason: a.reason ?? null, ...outcome },
+		},
+		now,
+	);
+	return { session, changed: true, ...outcome };
+}
+
+export async function touch(tx: Tx, a: Args<"session.touch">, env: Env) {
+	const before = await requireSession(tx, a.session_id);
+	const session = await tx.sessions.heartbeat(before.id, {}, env.now);
+	if (a.tools !== undefined) {
+		await tx.events.append(
+			{
+				type: "session.tools_listed",
+				actor_id: session.agent_id,
+				run_id: session.run_id,
+				task_id: session.task_id,
+				payload: { session_id: session.id, tools: a.tools, client: a.client ?? null },
+			},
+			env.now,
+		);
+	}
+	return { session };
 }

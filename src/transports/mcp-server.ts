@@ -83,6 +83,8 @@ export interface McpServerOptions {
 	inflight: InFlight;
 	/** Test fixtures to serve as well (see conformanceFixtures). */
 	extension?: McpExtension;
+	/** Hears each tools/list answered, with how many tools it held. */
+	onToolsList?: (tools: number) => void;
 }
 
 export function createMcpServer(rt: Runtime, options: McpServerOptions): Server {
@@ -98,9 +100,13 @@ export function createMcpServer(rt: Runtime, options: McpServerOptions): Server 
 				"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.",
 		},
 	);
-	server.setRequestHandler(ListToolsRequestSchema, async () => ({
-		tools: extension ? [...mcpTools(options.principal), ...extension.tools] : mcpTools(options.principal),
-	}));
+	server.setRequestHandler(ListToolsRequestSchema, async () => {
+		const tools = extension
+			? [...mcpTools(options.principal), ...extension.tools]
+			: mcpTools(options.principal);
+		options.onToolsList?.(tools.length);
+		return { tools };
+	});
 	const extensionCall = extension?.install(server);
 	server.setRequestHandler(AnyToolsCall, async (request, extra) => {
 		const params = request.params as {

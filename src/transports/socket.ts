@@ -79,7 +79,8 @@ async function isLive(path: string): Promise<boolean> {
 	}
 }
 
-async function preparePath(path: string, privateDir: boolean): Promise<void> {
+/** Makes the socket's folder (0700 when it is ours) and clears a confirmed stale socket from `path`. */
+export async function preparePath(path: string, privateDir: boolean): Promise<void> {
 	const dir = dirname(path);
 	const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
 	// Tighten our own directory, never a shared one someone pointed socket_path into (like /tmp).

@@ -1,0 +1,93 @@
+// The owner serves each launched session its private MCP socket for as long as the session stands:
+// a session minted with `endpoint` gets its socket (the path session.mint recorded in mcp_socket),
+// and a session that ends, is revoked or expires loses it. It follows the database, not the
+// launcher: whatever process mints or closes a session, the owner sees the commit and reconciles.
+import { dirname } from "node:path";
+import { systemContext } from "../context.ts";
+import { call } from "../dispatch.ts";
+import { nowIso } from "../domain/ids.ts";
+import type { Runtime } from "../runtime.ts";
+import { principalOf } from "../sessions/capability.ts";
+import { privateDir } from "../sessions/paths.ts";
+import type { InFlight } from "../transports/inflight.ts";
+import { type SessionSocket, startSessionSocket } from "../transports/session-socket.ts";
+
+export interface EndpointsOptions {
+	inflight: InFlight;
+	maxFrameBytes: number;
+	log: (line: string) => void;
+	/** How often to look again when no commit wakes it (expiry needs no commit). */
+	intervalMs?: number;
+}
+
+export interface Endpoints {
+	stop(): Promise<void>;
+}
+
+export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): Endpoints {
+	const served = new Map<string, SessionSocket>();
+	/** Sessions whose socket could not be made: reported once, not tried again. */
+	const failed = new Set<string>();
+	const stop = new AbortController();
+
+	async function reconcile(): Promise<void> {
+		const live = await rt.store.withTransaction("read", (tx) => tx.sessions.withEndpoints(nowIso()));
+		const wanted = new Map(live.map((s) => [s.id, s]));
+		for (const [id, socket] of served) {
+			if (wanted.has(id)) continue;
+			socket.close();
+			served.delete(id);
+			options.log(`roundtable: session ${id} ended: its socket is closed`);
+		}
+		for (const session of live) {
+			if (served.has(session.id) || failed.has(session.id)) continue;
+			const path = session.mcp_socket as string;
+			try {
+				privateDir(dirname(path));
+				const principal = principalOf(session);
+				served.set(
+					session.id,
+					await startSessionSocket(rt, {
+						path,
+						principal,
+						maxFrameBytes: options.maxFrameBytes,
+						maxConnections: 8,
+						inflight: options.inflight,
+						onToolsList: (tools, client) => {
+							void call(
+								rt,
+								"session.touch",
+								{ session_id: session.id, tools, ...(client && { client }) },
+								systemContext(),
+							).catch(() => {});
+						},
+					}),
+				);
+				options.log(`roundtable: session ${session.id} (${session.agent_id}) is served at ${path}`);
+			} catch (err) {
+				failed.add(session.id);
+				options.log(`roundtable: cannot serve session ${session.id} at ${path}: ${(err as Error).message}`);
+			}
+		}
+	}
+
+	const loop = (async () => {
+		while (!stop.signal.aborted) {
+			try {
+				await reconcile();
+			} catch (err) {
+				options.log(`roundtable: session endpoints: ${(err as Error).message}`);
+			}
+			await rt.store.eventsCommitted(options.intervalMs ?? 1000, stop.signal);
+		}
+	})();
+
+	return {
+		async stop() {
+			stop.abort();
+			await loop;
+			for (const socket of served.values()) socket.close();
+			served.clear();
+		},
+	};
+}

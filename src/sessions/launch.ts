@@ -1,0 +1,244 @@
+// The supervisor: `roundtable sessions launch`. It mints a session with a capability and a private
+// socket the owner serves, writes the agent CLI's per-launch MCP configuration into the session's
+// folder, runs the agent (in bubblewrap where it works: the project read-only, .roundtable/ hidden
+// but for that folder, its own $HOME with only the CLI's login folder, the network on), waits for
+// it, and then closes the session: capability revoked, socket gone, claims by their resume_policy.
+import { existsSync, lstatSync, rmSync, writeFileSync } from "node:fs";
+import { constants, homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { endpointsOf } from "../config/peek.ts";
+import { operatorContext } from "../context.ts";
+import { call } from "../dispatch.ts";
+import { startOwnerInBackground } from "../owner/background.ts";
+import { findOwner } from "../owner/presence.ts";
+import { stdioCommand } from "../owner/self.ts";
+import type { Runtime } from "../runtime.ts";
+import { bwrapArgv, sandboxHere } from "../sandbox/index.ts";
+import { capabilityHash, newCapability } from "./capability.ts";
+import { privateDir, sessionDir } from "./paths.ts";
+
+/** What a launched agent's environment gets of Roundtable: these, and nothing else. */
+export const SESSION_VARIABLES = [
+	"ROUNDTABLE_SESSION_SOCKET",
+	"ROUNDTABLE_CAPABILITY",
+	"ROUNDTABLE_SESSION_ID",
+	"ROUNDTABLE_ROOT",
+] as const;
+
+/** Where each agent CLI keeps its login, under $HOME: what the sandbox lets it write. */
+const LOGIN_PATHS: Record<string, string[]> = {
+	codex: [".codex"],
+	claude: [".claude", ".claude.json"],
+	gemini: [".gemini"],
+};
+
+export interface LaunchOptions {
+	agent: string;
+	task?: string;
+	proposal?: string;
+	run?: string;
+	ttlSeconds?: number;
+	/** An adapter of the config (default: the agent's own). */
+	adapter?: string;
+	/** What to run instead of the adapter's command (after `--`). */
+	command?: string[];
+	log: (line: string) => void;
+}
+
+export class LaunchError extends Error {
+	override name = "LaunchError";
+}
+
+/** The agent CLI's argv with this session's MCP server configured for this launch only. */
+function clientArgv(
+	adapter: string,
+	command: string,
+	dir: string,
+	root: string,
+): { argv: string[]; env: Record<string, string> } {
+	const { command: bridge, args } = stdioCommand(root);
+	const base = command.trim().split(/\s+/).filter(Boolean);
+	const forwarded = Object.fromEntries(SESSION_VARIABLES.map((v) => [v, `\${${v}}`]));
+	switch (adapter) {
+		case "codex":
+			return {
+				argv: [
+					...base,
+					"-c",
+					`mcp_servers.roundtable.command=${JSON.stringify(bridge)}`,
+					"-c",
+					`mcp_servers.roundtable.args=${JSON.stringify(args)}`,
+					"-c",
+					`mcp_servers.roundtable.env_vars=${JSON.stringify(SESSION_VARIABLES)}`,
+				],
+				env: {},
+			};
+		case "claude": {
+			const file = join(dir, "claude-mcp.json");
+			const server = { type: "stdio", command: bridge, args, env: forwarded };
+			writeFileSync(file, `${JSON.stringify({ mcpServers: { roundtable: server } }, null, 2)}\n`, {
+				mode: 0o600,
+			});
+			return { argv: [...base, "--mcp-config", file, "--strict-mcp-config"], env: {} };
+		}
+		case "gemini": {
+			const file = join(dir, "gemini-settings.json");
+			const server = { command: bridge, args, env: forwarded };
+			writeFileSync(file, `${JSON.stringify({ mcpServers: { roundtable: server } }, null, 2)}\n`, {
+				mode: 0o600,
+			});
+			return { argv: base, env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: file } };
+		}
+		default:
+			// Generic: the environment alone tells `roundtable mcp stdio` where the session is.
+			return { argv: base, env: {} };
+	}
+}
+
+/** The environment of the child: the operator's, less anything of Roundtable's, plus the session's. */
+function childEnv(
+	session: Record<(typeof SESSION_VARIABLES)[number], string>,
+	extra: Record<string, string>,
+): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const [k, v] of Object.entries(process.env))
+		if (v !== undefined && !k.startsWith("ROUNDTABLE_")) env[k] = v;
+	return { ...env, ...extra, ...session };
+}
+
+async function waitForSocket(path: string, ms: number): Promise<boolean> {
+	const deadline = Date.now() + ms;
+	while (Date.now() < deadline) {
+		try {
+			if (lstatSync(path).isSocket()) return true;
+		} catch {
+			// not yet
+		}
+		await Bun.sleep(20);
+	}
+	return false;
+}
+
+/** Runs one agent for one session; resolves with its exit status once the session is closed. */
+export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
+	const { root, config } = rt;
+	if (config.mcp.loopback_auth === "none")
+		throw new LaunchError(
+			"mcp.loopback_auth is none: an agent could reach the HTTP endpoint as the operator; set it to token to launch agents",
+		);
+	const agent = await rt.store.withTransaction("read", (tx) => tx.agents.get(o.agent));
+	const adapterName = o.adapter ?? agent?.adapter ?? "generic";
+	const adapter = config.adapters[adapterName];
+	if (!adapter)
+		throw new LaunchError(
+			`unknown adapter ${adapterName}; the configured adapters are ${Object.keys(config.adapters).sort().join(", ")}`,
+		);
+	if (!o.command && adapterName === "generic")
+		throw new LaunchError(
+			"the generic adapter runs what follows --: sessions launch --agent ID -- CMD ARGS…",
+		);
+
+	const choice =
+		config.sessions.sandbox === "off"
+			? { kind: "none" as const, reason: "sessions.sandbox is off" }
+			: sandboxHere();
+	if (choice.kind === "none" && config.sessions.sandbox === "required")
+		throw new LaunchError(`sessions.sandbox is required, but there is no sandbox here: ${choice.reason}`);
+
+	if (!findOwner(root)) {
+		o.log("roundtable: no owner runs here; starting one in the background");
+		await startOwnerInBackground(root);
+	}
+
+	const capability = newCapability();
+	const ctx = operatorContext("cli");
+	const { session } = await call(
+		rt,
+		"session.mint",
+		{
+			agent_id: o.agent,
+			capability_sha256: capabilityHash(capability),
+			endpoint: true,
+			...(o.task !== undefined && { task_id: o.task }),
+			...(o.proposal !== undefined && { proposal_id: o.proposal }),
+			...(o.run !== undefined && { run_id: o.run }),
+			...(o.ttlSeconds !== undefined && { ttl_seconds: o.ttlSeconds }),
+		},
+		ctx,
+	);
+	const socket = session.mcp_socket as string;
+	const dir = sessionDir(root, session.id);
+	let code = 1;
+	let reason = "the launch failed";
+	try {
+		privateDir(dir);
+		if (!(await waitForSocket(socket, 15_000)))
+			throw new LaunchError(
+				`the owner did not open the session's socket ${socket}; see .roundtable/logs/owner.log`,
+			);
+		const client = clientArgv(adapterName, adapter.command, dir, root);
+		const argv = o.command ?? client.argv;
+		const env = childEnv(
+			{
+				ROUNDTABLE_SESSION_SOCKET: socket,
+				ROUNDTABLE_CAPABILITY: capability,
+				ROUNDTABLE_SESSION_ID: session.id,
+				ROUNDTABLE_ROOT: root,
+			},
+			o.command ? {} : client.env,
+		);
+		const home = homedir();
+		const legacy = endpointsOf(root, config.mcp).socketPath;
+		const spawned =
+			choice.kind === "bwrap"
+				? bwrapArgv(choice.bwrap, {
+						argv,
+						writable: dir,
+						cwd: root,
+						// The project, and this program (the bridge the agent's client runs), read-only.
+						visible: [root, dirname(process.execPath), stdioDir()],
+						hide: [join(root, ".roundtable"), legacy],
+						alsoWritable: [
+							...(LOGIN_PATHS[adapterName] ?? []).map((p) => join(home, p)).filter((p) => existsSync(p)),
+							...(socket.startsWith(dir) ? [] : [socket]),
+						],
+						network: true,
+						home,
+						path: env.PATH,
+					})
+				: argv;
+		if (choice.kind === "none")
+			o.log(
+				`roundtable: WARNING: no sandbox (${choice.reason}): the agent runs as you and can read .roundtable/ (the database, the operator's token), use the operator's socket and write the project`,
+			);
+		o.log(`roundtable: session ${session.id} for ${session.agent_id} (${session.role}); socket ${socket}`);
+		const child = Bun.spawn(spawned, {
+			cwd: root,
+			env,
+			stdin: "inherit",
+			stdout: "inherit",
+			stderr: "inherit",
+		});
+		const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+		const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((s) => [s, forward(s)] as const);
+		for (const [s, h] of handlers) process.on(s, h);
+		try {
+			await child.exited;
+		} finally {
+			for (const [s, h] of handlers) process.off(s, h);
+		}
+		code = child.exitCode ?? 128 + (signalNumber(String(child.signalCode)) ?? 0);
+		reason = child.signalCode ? `killed by ${child.signalCode}` : `exit ${child.exitCode}`;
+		return code;
+	} finally {
+		await call(rt, "session.close", { session_id: session.id, reason }, ctx).catch((err) =>
+			o.log(`roundtable: could not close session ${session.id}: ${(err as Error).message}`),
+		);
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/** The folder this program runs from (the package, or the binary's). */
+const stdioDir = () => dirname(dirname(stdioCommand("/").command));
+
+const signalNumber = (name: string): number | undefined => constants.signals[name as NodeJS.Signals];

@@ -1,0 +1,203 @@
+// A launched session's private MCP endpoint: a Unix socket speaking MCP JSON-RPC, one message per
+// line (seed 001's framing: lines up to maxFrameBytes, −32700 for bad JSON or UTF-8 and for an
+// oversized line, which is drained while the stream goes on, −32600 for a bad envelope). Each
+// connection is one MCP session of the SDK's Server, every call made as that session's agent; its
+// socket file is 0600 in a 0700 folder, and only the agent's own sandbox can see it.
+import { chmodSync, lstatSync, unlinkSync } from "node:fs";
+import type { Transport as McpTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Socket, UnixSocketListener } from "bun";
+import type { AgentPrincipal } from "../context.ts";
+import type { Runtime } from "../runtime.ts";
+import type { InFlight } from "./inflight.ts";
+import { createMcpServer } from "./mcp-server.ts";
+import { preparePath } from "./socket.ts";
+import { parseFrame } from "./stdio.ts";
+
+export interface SessionSocketOptions {
+	path: string;
+	principal: AgentPrincipal;
+	maxFrameBytes: number;
+	/** Bytes written but not yet taken by the client, at most; past that the connection is cut. */
+	maxPendingBytes?: number;
+	maxConnections: number;
+	inflight: InFlight;
+	/** The client listed its tools (count) on a connection, having introduced itself as `client`. */
+	onToolsList?: (tools: number, client: string | undefined) => void;
+}
+
+export interface SessionSocket {
+	path: string;
+	/** Cuts every connection (their calls are cancelled) and removes the socket file. */
+	close(): void;
+}
+
+/** One connection's line reader and writer, as the SDK's transport. */
+class LineTransport implements McpTransport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+	private parts: Uint8Array[] = [];
+	private size = 0;
+	private draining = false;
+	private out: Buffer[] = [];
+	private outBytes = 0;
+	private closed = false;
+
+	constructor(
+		private readonly socket: Socket<unknown>,
+		private readonly maxFrameBytes: number,
+		private readonly maxPendingBytes: number,
+	) {}
+
+	async start(): Promise<void> {}
+
+	/** Bytes from the client: complete lines become messages (or error frames), the rest waits. */
+	take(chunk: Uint8Array): void {
+		let start = 0;
+		while (start < chunk.length && !this.closed) {
+			const newline = chunk.indexOf(0x0a, start);
+			const end = newline === -1 ? chunk.length : newline;
+			if (!this.draining) {
+				if (this.size + (end - start) > this.maxFrameBytes) {
+					this.draining = true;
+					this.parts = [];
+					this.size = 0;
+				} else if (end > start) {
+					this.parts.push(chunk.slice(start, end));
+					this.size += end - start;
+				}
+			}
+			if (newline === -1) return;
+			start = newline + 1;
+			if (this.draining) {
+				this.draining = false;
+				this.frame({ oversized: true });
+			} else {
+				const line = Buffer.concat(this.parts);
+				this.parts = [];
+				this.size = 0;
+				// A blank line (or a lone CR) is no message.
+				if (line.length > 0 && !(line.length === 1 && line[0] === 0x0d)) this.frame({ line });
+			}
+		}
+	}
+
+	private frame(frame: { line: Uint8Array } | { oversized: true }): void {
+		const parsed = parseFrame(frame);
+		if (typeof parsed === "string") this.write(parsed);
+		else this.onmessage?.(parsed as JSONRPCMessage);
+	}
+
+	async send(message: JSONRPCMessage): Promise<void> {
+		this.write(JSON.stringify(message));
+	}
+
+	private write(text: string): void {
+		if (this.closed) return;
+		this.out.push(Buffer.from(`${text}\n`));
+		this.outBytes += Buffer.byteLength(text) + 1;
+		if (this.outBytes > this.maxPendingBytes) {
+			// The client does not read what it asked for: it gets no more.
+			this.socket.terminate();
+			return;
+		}
+		this.flush();
+	}
+
+	/** Writes what the socket takes now; the rest goes on drain. */
+	flush(): void {
+		while (this.out.length > 0) {
+			const head = this.out[0] as Buffer;
+			const n = this.socket.write(head);
+			if (n <= 0) return;
+			this.outBytes -= n;
+			if (n < head.length) {
+				this.out[0] = head.subarray(n);
+				return;
+			}
+			this.out.shift();
+		}
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) return;
+		this.closed = true;
+		this.socket.end();
+		this.onclose?.();
+	}
+
+	/** The client went away. */
+	gone(): void {
+		if (this.closed) return;
+		this.closed = true;
+		this.onclose?.();
+	}
+}
+
+export async function startSessionSocket(rt: Runtime, options: SessionSocketOptions): Promise<SessionSocket> {
+	await preparePath(options.path, true);
+	const open = new Set<Socket<LineTransport | undefined>>();
+	const previousUmask = process.umask(0o177); // the socket is born 0600
+	let listener: UnixSocketListener<LineTransport | undefined>;
+	try {
+		listener = Bun.listen<LineTransport | undefined>({
+			unix: options.path,
+			socket: {
+				open(s) {
+					if (open.size >= options.maxConnections) {
+						s.end(
+							`${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `too many connections (limit ${options.maxConnections})` } })}\n`,
+						);
+						return;
+					}
+					open.add(s);
+					const transport = new LineTransport(
+						s as Socket<unknown>,
+						options.maxFrameBytes,
+						options.maxPendingBytes ?? 64 * 1024 * 1024,
+					);
+					s.data = transport;
+					const server = createMcpServer(rt, {
+						transport: "socket",
+						principal: options.principal,
+						inflight: options.inflight,
+						onToolsList: (tools) =>
+							options.onToolsList?.(
+								tools,
+								((v) => (v ? `${v.name} ${v.version}` : undefined))(server.getClientVersion()),
+							),
+					});
+					void server.connect(transport);
+				},
+				data(s, chunk) {
+					s.data?.take(chunk);
+				},
+				drain(s) {
+					s.data?.flush();
+				},
+				close(s) {
+					open.delete(s);
+					s.data?.gone();
+				},
+				error() {},
+			},
+		});
+	} finally {
+		process.umask(previousUmask);
+	}
+	chmodSync(options.path, 0o600);
+	const inode = lstatSync(options.path).ino;
+	return {
+		path: options.path,
+		close() {
+			for (const s of open) s.terminate();
+			listener.stop(true);
+			try {
+				if (lstatSync(options.path).ino === inode) unlinkSync(options.path);
+			} catch {
+				// already gone
+			}
+		},
+	};
+}

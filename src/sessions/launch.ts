@@ -3,7 +3,7 @@
 // folder, runs the agent (in bubblewrap where it works: the project read-only, .roundtable/ hidden
 // but for that folder, its own $HOME with only the CLI's login folder, the network on), waits for
 // it, and then closes the session: capability revoked, socket gone, claims by their resume_policy.
-import { existsSync, lstatSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { constants, homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { endpointsOf } from "../config/peek.ts";
@@ -25,12 +25,32 @@ export const SESSION_VARIABLES = [
 	"ROUNDTABLE_ROOT",
 ] as const;
 
-/** Where each agent CLI keeps its login, under $HOME: what the sandbox lets it write. */
-const LOGIN_PATHS: Record<string, string[]> = {
-	codex: [".codex"],
-	claude: [".claude", ".claude.json"],
-	gemini: [".gemini"],
-};
+/** Where each agent CLI keeps its login and state (what the sandbox lets it write), honoring its own variable. */
+function loginPaths(adapter: string, env: Record<string, string | undefined>, home: string): string[] {
+	const under = (...names: string[]) => names.map((n) => join(home, n));
+	switch (adapter) {
+		case "codex":
+			return env.CODEX_HOME ? [env.CODEX_HOME] : under(".codex");
+		case "claude":
+			return env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : under(".claude", ".claude.json");
+		case "gemini":
+			return env.GEMINI_CLI_HOME ? [env.GEMINI_CLI_HOME] : under(".gemini");
+		default:
+			return [];
+	}
+}
+
+/**
+ * What must stay visible for a program to run when $HOME or /tmp is emptied: the install it lives
+ * in (the folder holding its node_modules, for an npm-installed CLI), else its own folder.
+ */
+function installOf(program: string | undefined, path: string | undefined): string | undefined {
+	const found = program && Bun.which(program, { PATH: path ?? "" });
+	if (!found) return undefined;
+	const resolved = realpathSync(found);
+	const cut = resolved.indexOf("/node_modules/");
+	return cut === -1 ? dirname(resolved) : resolved.slice(0, cut);
+}
 
 export interface LaunchOptions {
 	agent: string;
@@ -195,11 +215,13 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 						argv,
 						writable: dir,
 						cwd: root,
-						// The project, and this program (the bridge the agent's client runs), read-only.
-						visible: [root, dirname(process.execPath), stdioDir()],
+						// The project, this program (the bridge the agent's client runs) and the agent's CLI, read-only.
+						visible: [root, dirname(process.execPath), stdioDir(), installOf(argv[0], env.PATH)].filter(
+							(p): p is string => p !== undefined,
+						),
 						hide: [join(root, ".roundtable"), legacy],
 						alsoWritable: [
-							...(LOGIN_PATHS[adapterName] ?? []).map((p) => join(home, p)).filter((p) => existsSync(p)),
+							...loginPaths(adapterName, env, home).filter((p) => existsSync(p)),
 							...(socket.startsWith(dir) ? [] : [socket]),
 						],
 						network: true,

@@ -27,7 +27,12 @@ await attempt("http without capability", async () => {
 	const res = await fetch(url, {
 		method: "POST",
 		headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-		body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "p", version: "1" } } }),
+		body: JSON.stringify({
+			jsonrpc: "2.0",
+			id: 1,
+			method: "initialize",
+			params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "p", version: "1" } },
+		}),
 	});
 	httpStatus = res.status;
 	await res.text();
@@ -60,15 +65,23 @@ const request = (method: string, params: object) =>
 		waiters.set(mine, () => resolve(replies.get(mine)));
 		socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: mine, method, params })}\n`);
 	});
-await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "probe", version: "1" } });
+await request("initialize", {
+	protocolVersion: "2025-11-25",
+	capabilities: {},
+	clientInfo: { name: "probe", version: "1" },
+});
 socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
 const list = (await request("tools/list", {})) as { result: { tools: { name: string }[] } };
 const calls: [string, object][] = JSON.parse(process.env.ARGS_CALLS ?? "[]");
 const results: unknown[] = [];
 for (const [name, args] of calls) {
-	const r = (await request("tools/call", { name, arguments: args })) as { result: { content: { text: string }[] } };
+	const r = (await request("tools/call", { name, arguments: args })) as {
+		result: { content: { text: string }[] };
+	};
 	results.push(JSON.parse(r.result.content[0]?.text ?? "null"));
 }
 socket.end();
-const env = Object.keys(process.env).filter((k) => k.startsWith("ROUNDTABLE_")).sort();
+const env = Object.keys(process.env)
+	.filter((k) => k.startsWith("ROUNDTABLE_"))
+	.sort();
 console.log(JSON.stringify({ tries, httpStatus, tools: list.result.tools.map((t) => t.name), results, env }));

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { AGENT_TOOLS } from "../src/registry/index.ts";
-import { commitAll, MAIN, REPO, readyLine, runCli, tempDir, write } from "./helpers.ts";
+import { parseDocument } from "yaml";
+import { AGENT_TOOLS, toolsFor } from "../src/registry/index.ts";
+import { commitAll, diffOf, MAIN, REPO, readyLine, runCli, tempDir, write } from "./helpers.ts";
 import {
 	bounded,
 	type ClientName,
@@ -257,4 +258,163 @@ describe(`MCP inspector ${PINNED.inspector.version} CLI`, () => {
 		const made = (result.structuredContent as { task: { id: string } }).task;
 		expect(await ownerTask(made.id)).toMatchObject({ ...args, status: "open" });
 	});
+});
+
+describe("launched by `roundtable sessions launch`: the client configured for that session alone", () => {
+	/** A proposal on a task of its own, for a reviewer's session to be bound to. */
+	async function proposal(): Promise<string> {
+		const id = `P-launch-${crypto.randomUUID().slice(0, 8)}`;
+		const task = `T-${id}`;
+		const steps: [string, object][] = [
+			["task.create", { task_id: task, title: "t", body_md: "b", assigned_agent_id: "implementer-1" }],
+			[
+				"resource.claim",
+				{
+					agent_id: "implementer-1",
+					task_id: task,
+					resource_type: "file",
+					resource_id: "file:README.md",
+					claim_type: "write",
+				},
+			],
+			[
+				"proposal.create",
+				{
+					proposal_id: id,
+					task_id: task,
+					agent_id: "implementer-1",
+					title: "t",
+					summary_md: "s",
+					affected_resources: [],
+					risk: "low",
+					patch: diffOf(root, "README.md", "# a project\nwith a line more\n"),
+				},
+			],
+		];
+		for (const [tool, args] of steps) {
+			const r = await runCli(["mcp", "call", "--root", root, "--tool", tool, "--args", JSON.stringify(args)]);
+			if (r.code !== 0) throw new Error(`${tool}: ${r.stderr}`);
+		}
+		return id;
+	}
+
+	/** Points an adapter's command at the installed client (and a subcommand), in the project's config. */
+	function adapterCommand(adapter: string, command: string) {
+		const file = join(root, ".roundtable", "config.yaml");
+		const doc = parseDocument(readFileSync(file, "utf8"));
+		doc.setIn(["adapters", adapter, "command"], command);
+		writeFileSync(file, doc.toString());
+	}
+
+	const reviewerTools = toolsFor("Reviewer")
+		.map((t) => t.name)
+		.sort();
+
+	clientTest(
+		"codex",
+		"Codex's app-server, launched for a reviewer, lists the session's server with the reviewer's tools",
+		async (bin) => {
+			adapterCommand("codex", `${bin} app-server`);
+			const { env } = home();
+			const bound = await proposal();
+			const rpc = new LineRpc(
+				[
+					process.execPath,
+					MAIN,
+					"sessions",
+					"launch",
+					"--root",
+					root,
+					"--agent",
+					"reviewer-1",
+					"--proposal",
+					bound,
+					"--adapter",
+					"codex",
+				],
+				{ cwd: root, env },
+			);
+			try {
+				await rpc.request("initialize", { clientInfo: { name: "roundtable-tests", version: "0" } }, 60_000);
+				rpc.notify("initialized");
+				const started = await rpc.request("thread/start", { cwd: root, ephemeral: true });
+				const threadId = (started.thread as { id: string }).id;
+				const status = await rpc.request("mcpServerStatus/list", { threadId }, 60_000);
+				const ours = (status.data as { name: string; tools: Record<string, unknown> }[]).find(
+					(s) => s.name === "roundtable",
+				);
+				expect(ours, JSON.stringify(status).slice(0, 2000)).toBeDefined();
+				expect(Object.keys(ours?.tools ?? {}).sort()).toEqual(reviewerTools);
+			} finally {
+				await rpc.close();
+			}
+		},
+	);
+
+	clientTest(
+		"claude",
+		"Claude Code, launched for a reviewer, reports the session's server connected, and the owner records its tools/list",
+		async (bin) => {
+			// `claude mcp list` takes no --mcp-config; a print-mode session does, and its first event says
+			// how each MCP server stands before any model is asked (there is none here: it is stopped then).
+			adapterCommand("claude", `${bin} -p hello --output-format stream-json --verbose`);
+			const { env } = home();
+			const bound = await proposal();
+			const launched = Bun.spawn(
+				[
+					process.execPath,
+					MAIN,
+					"sessions",
+					"launch",
+					"--root",
+					root,
+					"--agent",
+					"reviewer-1",
+					"--proposal",
+					bound,
+					"--adapter",
+					"claude",
+				],
+				{
+					cwd: root,
+					env: { ...env, ANTHROPIC_API_KEY: "sk-ant-not-a-key" },
+					stdin: "ignore",
+					stdout: "pipe",
+					stderr: "pipe",
+				},
+			);
+			const stderr = new Response(launched.stderr).text();
+			const killer = setTimeout(() => launched.kill("SIGKILL"), 60_000);
+			let init: { mcp_servers?: { name: string; status: string; source: string }[] } | undefined;
+			let text = "";
+			for await (const chunk of launched.stdout) {
+				text += new TextDecoder().decode(chunk);
+				const line = text.split("\n").find((l) => l.includes('"subtype":"init"'));
+				if (line) {
+					init = JSON.parse(line);
+					break;
+				}
+			}
+			launched.kill("SIGTERM");
+			await launched.exited;
+			clearTimeout(killer);
+			const err = await stderr;
+			expect(init?.mcp_servers, `${text}\n${err}`).toEqual([
+				{ name: "roundtable", status: "connected", source: "dynamic" },
+			]);
+			const session = /session (S-\S+) for reviewer-1/.exec(err)?.[1];
+			const watched = await runCli(["watch", "--root", root, "--limit", "500", "--json"]);
+			const events = (
+				JSON.parse(watched.stdout) as { events: { type: string; payload: Record<string, unknown> }[] }
+			).events;
+			expect(
+				events.find((e) => e.type === "session.tools_listed" && e.payload.session_id === session),
+			).toMatchObject({
+				payload: { tools: reviewerTools.length },
+			});
+			expect(
+				events.find((e) => e.type === "session.closed" && e.payload.session_id === session),
+			).toBeDefined();
+		},
+	);
 });

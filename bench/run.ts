@@ -5,6 +5,7 @@ import * as chair from "./chair.bench.ts";
 import * as claims from "./claims.bench.ts";
 import * as cli from "./cli.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
+import * as launch from "./launch.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
 import * as testrun from "./testrun.bench.ts";

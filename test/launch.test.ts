@@ -3,7 +3,7 @@
 // session's socket; its exit closes the session; claims follow their resume_policy. Then the session
 // socket itself (framing, the stdio bridge to it, a path too long for a socket) in process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,7 +13,7 @@ import { toolsFor } from "../src/registry/index.ts";
 import { probeSandbox } from "../src/sandbox/index.ts";
 import { capabilityHash, newCapability, principalOf } from "../src/sessions/capability.ts";
 import { LaunchError, launch } from "../src/sessions/launch.ts";
-import { runtimeDir } from "../src/sessions/paths.ts";
+import { privateDir, runtimeDir } from "../src/sessions/paths.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { startSessionSocket } from "../src/transports/session-socket.ts";
 import { commitAll, MAIN, makeProject, REPO, readyLine, runCli, tempDir } from "./helpers.ts";
@@ -223,6 +223,36 @@ test("the exit status is the agent's, and a session that could not start is clos
 	expect((await runCli(["sessions", "launch", "--root", root, "--agent", "reviewer-1", "--"])).code).toBe(2);
 }, 60_000);
 
+test("sessions.sandbox required where bubblewrap is unusable: refused before anything is minted", async () => {
+	const fakeBin = tempDir("rt-fake-bwrap-");
+	writeFileSync(
+		join(fakeBin, "bwrap"),
+		"#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+		{
+			mode: 0o755,
+		},
+	);
+	const config = join(root, ".roundtable/config.yaml");
+	const before = readFileSync(config, "utf8");
+	writeFileSync(config, before.replace(/(sessions:\n(?:.*\n)*? {2}sandbox: )auto/, "$1required"));
+	try {
+		const sessions = (await runCli(["sessions", "list", "--root", root])).stdout;
+		const r = await runCli(
+			["sessions", "launch", "--root", root, "--agent", "reviewer-1", "--", "/bin/true"],
+			{
+				env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH}` },
+			},
+		);
+		expect(r.code).toBe(1);
+		expect(r.stderr).toContain(
+			"sessions.sandbox is required, but there is no sandbox here: bubblewrap is unusable here: bwrap: No permissions to create new namespace",
+		);
+		expect((await runCli(["sessions", "list", "--root", root])).stdout).toBe(sessions);
+	} finally {
+		writeFileSync(config, before);
+	}
+}, 60_000);
+
 test("sessions.sandbox off: the session still works, and says loudly that the agent can reach the operator's files", async () => {
 	const config = join(root, ".roundtable/config.yaml");
 	const before = readFileSync(config, "utf8");
@@ -361,6 +391,7 @@ describe("the session socket, in process", async () => {
 		);
 		const path = minted.session.mcp_socket as string;
 		expect(path.startsWith(runtimeDir())).toBe(true);
+		privateDir(runtimeDir());
 		expect(Buffer.byteLength(path)).toBeLessThanOrEqual(107);
 		const s = await startSessionSocket(q.rt, {
 			path,
@@ -370,6 +401,9 @@ describe("the session socket, in process", async () => {
 			inflight: new InFlight(),
 		});
 		expect(existsSync(path)).toBe(true);
+		// The socket 0600, in a folder only its owner may enter.
+		expect(statSync(path).mode & 0o777).toBe(0o600);
+		expect(statSync(runtimeDir()).mode & 0o777).toBe(0o700);
 		s.close();
 		expect(existsSync(path)).toBe(false);
 	});

@@ -27,6 +27,7 @@ const benches = [
 	apply,
 	chair,
 	testrun,
+	launch,
 ];
 for (const bench of benches) {
 	await bench.run();

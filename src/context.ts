@@ -19,6 +19,9 @@ export interface AgentPrincipal {
 	run_id?: string;
 }
 
+/** One call of a tool as the owner makes it: what a transport turns each frame into. */
+export type Caller = (tool: string, args: unknown, ctx: CallContext) => Promise<object>;
+
 export type Transport = "cli" | "http" | "stdio" | "socket" | "internal";
 
 export interface CallContext {

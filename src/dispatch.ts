@@ -2,14 +2,12 @@
 // through here. A call's database work is one transaction; a mutation's idempotency key is checked
 // and stored inside that same transaction, beside the events it appends.
 import { withRepository } from "./apply/recover.ts";
-import { type AgentPrincipal, type CallContext, systemContext } from "./context.ts";
+import { type AgentPrincipal, type CallContext, type Caller, systemContext } from "./context.ts";
 import { canonicalJson, sha256 } from "./domain/canonical.ts";
-import { nowIso } from "./domain/ids.ts";
-import type { ReadScope } from "./domain/read-scope.ts";
 import { clip, didYouMean, quoted, suggestion } from "./domain/suggest.ts";
 import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
-import { isAlive } from "./owner/presence.ts";
-import { type Args, findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
+import { isAlive } from "./os/process.ts";
+import { findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
 import type { Runtime } from "./runtime.ts";
 import { aRole, authorize } from "./sessions/access.ts";
@@ -17,6 +15,17 @@ import { Denials } from "./sessions/denials.ts";
 import type { Tx } from "./store/index.ts";
 import * as apply from "./tools/apply.ts";
 import * as config from "./tools/config.ts";
+import type {
+	DirectHandler,
+	Done,
+	Env,
+	Key,
+	MutationHandler,
+	Prepare,
+	PreparedRun,
+	Ticket,
+	TxHandler,
+} from "./tools/env.ts";
 import * as governance from "./tools/governance.ts";
 import * as memory from "./tools/memory.ts";
 import * as proposals from "./tools/proposals.ts";
@@ -29,57 +38,7 @@ import * as tasks from "./tools/tasks.ts";
 import * as tests from "./tools/tests.ts";
 import * as turns from "./tools/turns.ts";
 import * as validate from "./tools/validate.ts";
-
-/** What a handler gets besides its arguments. `now` is read once, after the transaction began. */
-export interface Env {
-	rt: Runtime;
-	ctx: CallContext;
-	now: string;
-	/** For an agent's call: what repository content it may show (see src/sessions/access.ts). */
-	reads?: ReadScope;
-}
-
-declare const DONE: unique symbol;
-declare const TICKET: unique symbol;
-/** A mutation's result as only its Key makes one: remembered with the key, or the key's first result. */
-export type Done<R> = R & { readonly [DONE]: true };
-/** Proof that the key was claimed: what `remember` asks for. */
-export type Ticket = { readonly [TICKET]: true };
-
-/**
- * The idempotency key of a mutation that manages its own transactions (patch.apply, test.run). The
- * types make the handler use it: only `claim` gives the Ticket `remember` needs, and only these two
- * give the Done result the handler must return.
- */
-export interface Key<R> {
-	/**
-	 * Call once the handler holds whatever serializes it, in `tx` when given (the check and the
-	 * handler's first write atomic). The first result of this key, to return as it is; or a ticket:
-	 * the key is now held (a retry from any process is a conflict) until `remember` or a failure.
-	 */
-	claim(tx?: Tx): Promise<{ earlier: Done<R> } | { earlier?: undefined; ticket: Ticket }>;
-	/** Inside the handler's final write transaction: the result stored beside the events it produced. */
-	remember(tx: Tx, ticket: Ticket, result: R): Promise<Done<R>>;
-}
-
-/** Runs inside the call's single transaction. */
-export type TxHandler<N extends ToolName> = (tx: Tx, args: Args<N>, env: Env) => Promise<Result<N>>;
-/** Manages its own short transactions, for tools that wait or run long. */
-export type DirectHandler<N extends ToolName> = (args: Args<N>, env: Env) => Promise<Result<N>>;
-/** A direct handler that changes state: its result comes through its idempotency key. */
-export type MutationHandler<N extends ToolName> = (
-	args: Args<N>,
-	env: Env,
-	key: Key<Result<N>>,
-) => Promise<Done<Result<N>>>;
-/** Reads files first (no transaction open), then commits in the call's single transaction. */
-export type Prepare<N extends ToolName, P> = (args: Args<N>, env: Env) => Promise<P>;
-export type PreparedRun<N extends ToolName, P> = (
-	tx: Tx,
-	args: Args<N>,
-	env: Env,
-	prepared: P,
-) => Promise<Result<N>>;
+import { nowIso } from "./vocabulary/ids.ts";
 
 // Past route(), a handler is called with arguments the registry validated against its own tool's
 // schema: its types were checked where route() pairs it with its name.
@@ -344,6 +303,12 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 		throw e;
 	}
 }
+
+/** The calls of one project, for the transports: they get this, never the Runtime. */
+export const callerOf =
+	(rt: Runtime): Caller =>
+	(tool, args, ctx) =>
+		call(rt, tool, args, ctx);
 
 const denials = new WeakMap<Runtime, Denials>();
 

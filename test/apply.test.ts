@@ -20,7 +20,7 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import type { ClaimRecord, ProposalRecord, TransactionRecord } from "../src/registry/records.ts";
+import type { ClaimRecord, ProposalRecord, TransactionRecord } from "../src/vocabulary/records.ts";
 import { taskFlow } from "./flow-helpers.ts";
 import { addRun, allEvents, commitAll, git, makeProject, type Project, tempDir } from "./helpers.ts";
 

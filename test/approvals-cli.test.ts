@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ApprovalRecord } from "../src/registry/records.ts";
+import type { ApprovalRecord } from "../src/vocabulary/records.ts";
 import { expectDeclaredOutput, runCli, tempDir } from "./helpers.ts";
 
 let root: string;

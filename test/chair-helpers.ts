@@ -2,8 +2,8 @@
 // process, the turns table and the event log read back.
 import { setSystemTime } from "bun:test";
 import { type TickReport, tick } from "../src/chair/tick.ts";
-import type { RunStatus } from "../src/domain/statuses.ts";
 import type { TurnRow } from "../src/store/turns.ts";
+import type { RunStatus } from "../src/vocabulary/statuses.ts";
 import { expectDeclaredOutput, type Project } from "./helpers.ts";
 
 export interface Event {

@@ -21,9 +21,9 @@ import { join } from "node:path";
 import { Coordinator, MAX_CONSECUTIVE_ERRORS } from "../src/chair/coordinator.ts";
 import type { TickReport } from "../src/chair/tick.ts";
 import { call } from "../src/dispatch.ts";
-import type { TaskStatus } from "../src/domain/statuses.ts";
 import { patchPath } from "../src/patches.ts";
 import { databasePath, openRuntime } from "../src/runtime.ts";
+import type { TaskStatus } from "../src/vocabulary/statuses.ts";
 import {
 	chairTick,
 	completeTurn,

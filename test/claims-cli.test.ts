@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ClaimRecord } from "../src/registry/records.ts";
+import type { ClaimRecord } from "../src/vocabulary/records.ts";
 import { runCli, tempDir, UUID7 } from "./helpers.ts";
 
 const CLAIM_ID = `C-${UUID7}`;

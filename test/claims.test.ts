@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { argNames, findTool } from "../src/registry/index.ts";
-import type { ClaimRecord, ResourceRecord } from "../src/registry/records.ts";
 import type { Runtime } from "../src/runtime.ts";
+import type { ClaimRecord, ResourceRecord } from "../src/vocabulary/records.ts";
 import {
 	allEvents,
 	disableAgent,

@@ -1,7 +1,7 @@
 // decision.record through the real dispatcher and database: the record, its links, its event, and that
 // decisions are append-only.
 import { describe, expect, test } from "bun:test";
-import type { DecisionRecord, EventRecord } from "../src/registry/records.ts";
+import type { DecisionRecord, EventRecord } from "../src/vocabulary/records.ts";
 import {
 	addRun,
 	allEvents,

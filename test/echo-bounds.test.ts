@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { systemContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
+import { call, callerOf } from "../src/dispatch.ts";
 import { ECHO_CHARS, searchWork } from "../src/domain/suggest.ts";
 import { argNames, findTool, jsonSchemas, TOOLS } from "../src/registry/index.ts";
 import { InFlight } from "../src/transports/inflight.ts";
@@ -61,7 +61,7 @@ describe("a huge string is never echoed whole", () => {
 	});
 
 	test("a huge tool name over MCP: −32602 with a short message, never searched", async () => {
-		const server = createMcpServer(p.rt, {
+		const server = createMcpServer(callerOf(p.rt), {
 			transport: "internal",
 			principal: { kind: "operator" },
 			inflight: new InFlight(),

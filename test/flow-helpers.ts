@@ -3,8 +3,8 @@
 import type { CallContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import type { Gate } from "../src/policy/types.ts";
-import type { ProposalRecord } from "../src/registry/records.ts";
 import type { Report } from "../src/tools/validate.ts";
+import type { ProposalRecord } from "../src/vocabulary/records.ts";
 import { commitAll, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
 
 export type { Gate };

@@ -7,11 +7,11 @@ import { type } from "arktype";
 import type { Subprocess } from "bun";
 import { type CallContext, operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
-import type { RunStatus } from "../src/domain/statuses.ts";
 import { ToolError } from "../src/errors.ts";
 import { initProject } from "../src/init/index.ts";
 import { findTool } from "../src/registry/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
+import type { RunStatus } from "../src/vocabulary/statuses.ts";
 import { type CliResult, type RunOptions, runProcess } from "./subprocess.ts";
 
 export { type CliResult, runProcess };

@@ -2,8 +2,8 @@
 // other arguments are a conflict; only successes are stored; keys expire after idempotency.ttl_hours.
 import { describe, expect, test } from "bun:test";
 import { call } from "../src/dispatch.ts";
-import type { EventRecord, MemoryRecord, TaskRecord } from "../src/registry/records.ts";
 import { openRuntime } from "../src/runtime.ts";
+import type { EventRecord, MemoryRecord, TaskRecord } from "../src/vocabulary/records.ts";
 import { allEvents, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
 
 async function ok(p: Project, tool: string, args: Record<string, unknown>) {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Subprocess } from "bun";
-import { call } from "../src/dispatch.ts";
+import { call, callerOf } from "../src/dispatch.ts";
 import { toolsFor } from "../src/registry/index.ts";
 import { probeSandbox } from "../src/sandbox/index.ts";
 import { capabilityHash, newCapability, principalOf } from "../src/sessions/capability.ts";
@@ -293,7 +293,7 @@ describe("the session socket, in process", async () => {
 		},
 		p.ctx,
 	);
-	const socket = await startSessionSocket(p.rt, {
+	const socket = await startSessionSocket(callerOf(p.rt), {
 		path: session.mcp_socket as string,
 		principal: principalOf(session),
 		maxFrameBytes: 65536,
@@ -393,7 +393,7 @@ describe("the session socket, in process", async () => {
 		expect(path.startsWith(runtimeDir())).toBe(true);
 		privateDir(runtimeDir());
 		expect(Buffer.byteLength(path)).toBeLessThanOrEqual(107);
-		const s = await startSessionSocket(q.rt, {
+		const s = await startSessionSocket(callerOf(q.rt), {
 			path,
 			principal: principalOf(minted.session),
 			maxFrameBytes: 65536,

@@ -2,14 +2,16 @@
 // picks), no TLS, small limits, healthy, and loopback_auth none (a request without a credential is
 // the operator; the project's operator token and capabilities still resolve); each caller overrides
 // what it is about.
+
 import { operatorTokens } from "../src/config/operator-token.ts";
+import { callerOf } from "../src/dispatch.ts";
 import type { Runtime } from "../src/runtime.ts";
 import { resolveCapability } from "../src/sessions/capability.ts";
 import { type HttpOptions, type HttpServer, startHttp } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 
 export function loopbackHttp(rt: Runtime, options: Partial<HttpOptions> = {}): HttpServer {
-	return startHttp(rt, {
+	return startHttp(callerOf(rt), {
 		address: "127.0.0.1:0",
 		operatorTokens: operatorTokens(rt.root),
 		loopbackAuth: "none",

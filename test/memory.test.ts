@@ -1,7 +1,7 @@
 // memory.record, memory.query (SQLite FTS5), memory.summarize and memory.mark_stale through the real
 // dispatcher and a real database.
 import { describe, expect, test } from "bun:test";
-import type { EventRecord, MemoryRecord } from "../src/registry/records.ts";
+import type { EventRecord, MemoryRecord } from "../src/vocabulary/records.ts";
 import {
 	allEvents,
 	expectDeclaredOutput,

@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallContext, chairContext, operatorContext, systemContext } from "../src/context.ts";
-import { call } from "../src/dispatch.ts";
+import { call, callerOf } from "../src/dispatch.ts";
 import { ToolError } from "../src/errors.ts";
 import { TOOLS } from "../src/registry/index.ts";
 import { InFlight } from "../src/transports/inflight.ts";
@@ -139,7 +139,7 @@ describe("over the transports", async () => {
 	const client = new Client({ name: "one-door-test", version: "1.0.0" });
 	await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
 	const path = join(tempDir("rt-door-"), "s.sock");
-	const socket = await startSocket(p.rt, {
+	const socket = await startSocket(callerOf(p.rt), {
 		path,
 		privateDir: false,
 		maxFrameBytes: 1 << 20,

@@ -3,8 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_POLICY, policyMarkdown } from "../src/config/policy.ts";
 import { initProject } from "../src/init/index.ts";
+import { DEFAULT_POLICY, policyMarkdown } from "../src/policy/defaults.ts";
 import {
 	defaultPolicy,
 	evaluate,

@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { nowIso } from "../src/domain/ids.ts";
 import { fit, isInteractive, readRunSnapshot, renderRunView } from "../src/tui/run-view.ts";
+import { nowIso } from "../src/vocabulary/ids.ts";
 import { MAIN, makeProject, type Project, REPO, tempDir } from "./helpers.ts";
 
 const DRIVER = join(REPO, "test", "fixtures-scripts", "run-view.ts");

@@ -4,9 +4,9 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { nowIso } from "../src/domain/ids.ts";
 import type { Briefing } from "../src/sessions/briefing.ts";
 import type { SessionRow } from "../src/store/sessions.ts";
+import { nowIso } from "../src/vocabulary/ids.ts";
 import { allEvents, makeProject, type Project, RFC3339_MS_UTC, runCli } from "./helpers.ts";
 
 // Each test runs the CLI several times; on a busy machine a spawn takes most of a second.

@@ -1,9 +1,11 @@
 // The legacy socket under hostile input, over real Unix sockets: a client over the connection cap
 // reads why before the close (no ECONNRESET or EPIPE, even when it sent a large request first), and a
 // 16 MiB tool name or argument key is answered with a short error without ever being searched.
+
 import { afterAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { callerOf } from "../src/dispatch.ts";
 import { ECHO_CHARS, searchWork } from "../src/domain/suggest.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { type SocketOptions, type SocketServer, startSocket } from "../src/transports/socket.ts";
@@ -17,7 +19,7 @@ afterAll(() => {
 
 async function serve(overrides: Partial<SocketOptions> = {}): Promise<string> {
 	const path = join(tempDir("rtl-"), "s.sock");
-	const server = await startSocket(p.rt, {
+	const server = await startSocket(callerOf(p.rt), {
 		path,
 		privateDir: false,
 		maxFrameBytes: 32 * 1024 * 1024,

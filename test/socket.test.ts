@@ -2,9 +2,11 @@
 // read and write deadlines, connection cap), whole writes of large replies, cancellation on client
 // disconnect, file permissions and the stale-socket check. Real sockets in temp dirs, a real
 // SQLite project, real child processes; everything is asserted on the wire or on disk.
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { callerOf } from "../src/dispatch.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { type SocketOptions, type SocketServer, startSocket } from "../src/transports/socket.ts";
 import { makeProject, type Project, REPO, runCli, runProcess, tempDir } from "./helpers.ts";
@@ -161,7 +163,7 @@ async function serve(
 		...overrides,
 		inflight,
 	};
-	const server = await startSocket(p.rt, options);
+	const server = await startSocket(callerOf(p.rt), options);
 	servers.push(server);
 	return { server, path: options.path, inflight };
 }

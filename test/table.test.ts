@@ -7,7 +7,7 @@ import { operatorContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
 import { ToolError } from "../src/errors.ts";
 import { findTool } from "../src/registry/index.ts";
-import type { EventRecord, TaskRecord } from "../src/registry/records.ts";
+import type { EventRecord, TaskRecord } from "../src/vocabulary/records.ts";
 import { addRun, allEvents, makeProject, type Project, runCli } from "./helpers.ts";
 
 interface WatchView {

@@ -1,7 +1,7 @@
 // task.create, task.get, task.list and task.update_status through the real dispatcher and a real
 // SQLite database: outputs, error codes and details, events, and that failures leave nothing behind.
 import { describe, expect, test } from "bun:test";
-import type { EventRecord, TaskRecord } from "../src/registry/records.ts";
+import type { EventRecord, TaskRecord } from "../src/vocabulary/records.ts";
 import {
 	addRun,
 	allEvents,

@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { join } from "node:path";
 import { systemContext } from "../src/context.ts";
 import { call } from "../src/dispatch.ts";
-import type { TestEvidenceRecord } from "../src/registry/records.ts";
 import type { Runtime } from "../src/runtime.ts";
+import type { TestEvidenceRecord } from "../src/vocabulary/records.ts";
 import type { Proposal } from "./flow-helpers.ts";
 import { commitAll, diffOf, expectDeclaredOutput, git, REPO, tempDir, write } from "./helpers.ts";
 import {

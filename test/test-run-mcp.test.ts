@@ -4,6 +4,7 @@
 // whole process group within a second and record the run `cancelled`. Real servers on 127.0.0.1
 // port 0 and in temp dirs, the official SDK client, the real `mcp stdio` bridge as a subprocess, and
 // a real shell script that leaves a grandchild behind in its process group.
+
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,10 +12,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
-import type { TestRunRecord } from "../src/registry/records.ts";
+import { callerOf } from "../src/dispatch.ts";
 import type { HttpServer } from "../src/transports/http.ts";
 import { InFlight } from "../src/transports/inflight.ts";
 import { type SocketServer, startSocket } from "../src/transports/socket.ts";
+import type { TestRunRecord } from "../src/vocabulary/records.ts";
 import { allEvents, MAIN, type Project, REPO, tempDir, until } from "./helpers.ts";
 import { loopbackHttp } from "./loopback-http.ts";
 import { running as alive, result as getResult, project as testProject } from "./test-run-helpers.ts";
@@ -328,7 +330,7 @@ afterAll(() => {
 async function serveSocket(p: Project, inflight: InFlight): Promise<string> {
 	const path = join(tempDir("rtr-"), "s.sock");
 	sockets.push(
-		await startSocket(p.rt, {
+		await startSocket(callerOf(p.rt), {
 			path,
 			privateDir: false,
 			maxFrameBytes: 1024 * 1024,

@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { TestRunRecord } from "../src/registry/records.ts";
 import { probeSandbox } from "../src/sandbox/index.ts";
+import type { TestRunRecord } from "../src/vocabulary/records.ts";
 import { commitAll, removeTempDirs, runCli, tempDir, write } from "./helpers.ts";
 import { eventsOf, expectNothingRecorded, project, propose, run, withEnv } from "./test-run-helpers.ts";
 

@@ -1,9 +1,9 @@
 // `roundtable tests [list]` and `tests show`: the real CLI in a subprocess, reading runs that
 // test.run recorded in the same project (a real SQLite file, real scripts).
 import { describe, expect, test } from "bun:test";
-import type { TestRunRecord } from "../src/registry/records.ts";
 import { probeSandbox } from "../src/sandbox/index.ts";
 import { readRunSnapshot, renderRunView } from "../src/tui/run-view.ts";
+import type { TestRunRecord } from "../src/vocabulary/records.ts";
 import { runCli } from "./helpers.ts";
 import { project, run } from "./test-run-helpers.ts";
 

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { call } from "../src/dispatch.ts";
 import { argNames, TOOLS } from "../src/registry/index.ts";
-import type { EventRecord } from "../src/registry/records.ts";
+import type { EventRecord } from "../src/vocabulary/records.ts";
 import { allEvents, makeProject, type Project } from "./helpers.ts";
 
 const events = async (p: Project) => (await allEvents(p)) as unknown as EventRecord[];

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fsutil.ts";
-import type { FileState } from "../registry/records.ts";
+import type { FileState } from "../vocabulary/records.ts";
 import { BLOBS_DIR, JOURNAL_DIR } from "./state.ts";
 
 export interface JournalEntry {

@@ -4,11 +4,11 @@
 // commit, so it is marked done; if not, every touched path is put back to its before-state. Either
 // way the files and the database agree again.
 import { join } from "node:path";
-import { nowIso } from "../domain/ids.ts";
 import { ToolError } from "../errors.ts";
-import { type HeldLock, type LockMode, waitForLock } from "../owner/lock.ts";
+import { type HeldLock, type LockMode, waitForLock } from "../os/lock.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
+import { nowIso } from "../vocabulary/ids.ts";
 import { type Journal, journalState, pendingJournals, removeLeftovers, settleJournal } from "./journal.ts";
 import { restore } from "./state.ts";
 

@@ -16,7 +16,7 @@ import {
 import { dirname, join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
 import { writeFileAtomic } from "../fsutil.ts";
-import type { FileState } from "../registry/records.ts";
+import type { FileState } from "../vocabulary/records.ts";
 
 export const JOURNAL_DIR = ".roundtable/journal";
 export const BLOBS_DIR = `${JOURNAL_DIR}/blobs`;

@@ -7,9 +7,9 @@ import { chairContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import type { Convergence } from "../domain/convergence.ts";
 import { asToolError } from "../errors.ts";
-import type { RunRecord } from "../registry/records.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
+import type { RunRecord } from "../vocabulary/records.ts";
 
 export interface TickReport {
 	run_id: string;

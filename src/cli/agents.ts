@@ -2,9 +2,9 @@
 // agent.enable and agent.disable. An agent the operator disabled stays disabled through config sync;
 // one the config removed can come back only through the config, so `enable` refuses it.
 import { call } from "../dispatch.ts";
-import type { StoredAgentRecord } from "../registry/records.ts";
+import type { StoredAgentRecord } from "../vocabulary/records.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 

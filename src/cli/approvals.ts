@@ -1,8 +1,8 @@
 // `approvals list|approve|reject`: the operator's human decisions, through human.decide.
 import { call } from "../dispatch.ts";
-import type { ApprovalRecord } from "../registry/records.ts";
+import type { ApprovalRecord } from "../vocabulary/records.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 

@@ -6,7 +6,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { findOwner } from "../owner/presence.ts";
 import { callSocket, SocketUnreachable } from "../transports/socket-client.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 
 function readArgs(flags: Record<string, unknown>): unknown {
 	const inline = flags.args as string | undefined;

@@ -3,7 +3,7 @@
 import { call } from "../dispatch.ts";
 import { quoted } from "../domain/suggest.ts";
 import type { Result } from "../registry/index.ts";
-import type { ClaimRecord } from "../registry/records.ts";
+import type { ClaimRecord } from "../vocabulary/records.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { print } from "./output.ts";
 import { command } from "./runtime.ts";

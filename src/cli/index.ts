@@ -3,11 +3,7 @@
 import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { VERSION } from "../version.ts";
 import { type FlagSpec, type Flags, parseFlags, UsageError } from "./args.ts";
-
-export interface CommandRun {
-	/** `rest`: what followed `--`, for a command that takes it. */
-	run(flags: Flags & { root: string }, rest?: string[]): Promise<number>;
-}
+import type { CommandRun } from "./command.ts";
 
 interface Command {
 	name: string;

@@ -2,7 +2,7 @@ import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { CLIENTS, type Client } from "../init/clients.ts";
 import { initProject } from "../init/index.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 
 const NOTES: Record<string, string> = {
 	kept: " (not as init wrote it, so left alone; --force overwrites it)",

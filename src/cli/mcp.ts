@@ -6,7 +6,7 @@ import { toolsMarkdown } from "../init/mcp-assets.ts";
 import { permissionsMarkdown } from "../init/permissions-doc.ts";
 import { AGENT_TOOLS } from "../registry/index.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 
 export const inspect: CommandRun = {
 	async run(flags) {

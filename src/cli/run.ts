@@ -10,10 +10,10 @@ import { call } from "../dispatch.ts";
 import { initIfNeeded, writeMcpAssets } from "../init/index.ts";
 import { runOwner, stopSignal } from "../owner/index.ts";
 import { findOwner, type OwnerInfo } from "../owner/presence.ts";
-import type { RunRecord } from "../registry/records.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
+import type { RunRecord } from "../vocabulary/records.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);

@@ -2,7 +2,7 @@
 import { type CallContext, operatorContext } from "../context.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { Flags } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 
 export function withRuntime<T>(root: string, fn: (rt: Runtime, ctx: CallContext) => Promise<T>): Promise<T> {
 	const rt = openRuntime(root);

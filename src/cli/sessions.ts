@@ -3,17 +3,17 @@
 // Operator commands: session.register, .heartbeat and .end (operator tools, not listed to agents).
 import { resolve } from "node:path";
 import { call } from "../dispatch.ts";
-import { CALLER_ID_PATTERN, nowIso } from "../domain/ids.ts";
-import type { SessionStatus } from "../domain/statuses.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/suggest.ts";
-import type { SessionRecord } from "../registry/records.ts";
 import { openRuntime } from "../runtime.ts";
 import { buildBriefing, renderBriefing } from "../sessions/briefing.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { launch as runLaunch } from "../sessions/launch.ts";
 import { requireSession } from "../tools/sessions.ts";
+import { CALLER_ID_PATTERN, nowIso } from "../vocabulary/ids.ts";
+import type { SessionRecord } from "../vocabulary/records.ts";
+import type { SessionStatus } from "../vocabulary/statuses.ts";
 import { type Flags, UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 import { print } from "./output.ts";
 import { command } from "./runtime.ts";
 

@@ -4,7 +4,7 @@
 import { initIfNeeded } from "../init/index.ts";
 import { type OwnerOptions, runOwner } from "../owner/index.ts";
 import type { Flags } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 
 const ready = (line: string) => process.stdout.write(`${line}\n`);
 const log = (line: string) => process.stderr.write(`${line}\n`);

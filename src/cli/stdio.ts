@@ -11,7 +11,7 @@ import { isLoopbackHostname } from "../transports/guard.ts";
 import { pipeToSocket } from "../transports/socket-pipe.ts";
 import { runBridge } from "../transports/stdio.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const log = (line: string) => process.stderr.write(`roundtable mcp stdio: ${line}\n`);

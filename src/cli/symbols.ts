@@ -2,7 +2,7 @@
 // line each, or its result as JSON. Syntax errors go to stderr; the symbols that parsed still print.
 import { call } from "../dispatch.ts";
 import { UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 

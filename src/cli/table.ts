@@ -4,9 +4,9 @@ import { call } from "../dispatch.ts";
 import { ToolError } from "../errors.ts";
 import { findOwner } from "../owner/presence.ts";
 import type { Result } from "../registry/index.ts";
-import type { EventRecord } from "../registry/records.ts";
 import type { Runtime } from "../runtime.ts";
-import type { CommandRun } from "./index.ts";
+import type { EventRecord } from "../vocabulary/records.ts";
+import type { CommandRun } from "./command.ts";
 import { withRuntime } from "./runtime.ts";
 
 const print = (lines: string[]) => {

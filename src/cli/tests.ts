@@ -1,11 +1,11 @@
 // `tests [list]` and `tests show ID`: the recorded test runs and their logs, for the operator. Runs
 // are made with the test.run tool; these commands only read.
 import { call } from "../dispatch.ts";
-import { TEST_RUN_STATUSES, type TestRunStatus } from "../domain/statuses.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
-import type { TestRunRecord } from "../registry/records.ts";
+import type { TestRunRecord } from "../vocabulary/records.ts";
+import { TEST_RUN_STATUSES, type TestRunStatus } from "../vocabulary/statuses.ts";
 import { type Flags, UsageError } from "./args.ts";
-import type { CommandRun } from "./index.ts";
+import type { CommandRun } from "./command.ts";
 import { print } from "./output.ts";
 import { withRuntime } from "./runtime.ts";
 

@@ -1,6 +1,6 @@
 // The agents a config describes. Syncing them into the agents table is config.sync_agents
 // (src/tools/config.ts): init, start and the reload watcher call it; merely opening a runtime does not.
-import type { AgentFields } from "../store/agents.ts";
+import type { AgentFields } from "../vocabulary/records.ts";
 import { type Config, FIXED_ROLES } from "./defaults.ts";
 
 const FIXED_NAMES: Record<(typeof FIXED_ROLES)[number], [id: string, name: string]> = {

@@ -1,6 +1,6 @@
 // The rules of claims, without I/O: which modes conflict, which resources overlap, what a
 // resource's canonical id is, and which status changes are allowed.
-import type { ClaimStatus, ClaimType } from "./statuses.ts";
+import type { ClaimStatus, ClaimType } from "../vocabulary/statuses.ts";
 
 /** Where a claim or resource applies. `path` is repo-relative ("" is the root directory). */
 export interface Scope {

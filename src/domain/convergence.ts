@@ -1,7 +1,7 @@
 // Where a run stands (reference §10.2), from counts of its tasks, proposals and turns. A run with
 // nothing left to do completes; one where only blocked tasks remain is blocked; anything else stays
 // active, with the reason.
-import type { TaskStatus } from "./statuses.ts";
+import type { TaskStatus } from "../vocabulary/statuses.ts";
 
 export const CONVERGENCE = [
 	"pending_agent_turn",

@@ -8,7 +8,7 @@
 // credential by its shape alone. Messages name what was found and where, never the secret itself:
 // findings are stored and shown, and must not become the leak they report.
 
-import type { ReviewStatus } from "./statuses.ts";
+import type { ReviewStatus } from "../vocabulary/statuses.ts";
 
 export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
 export type Severity = (typeof SEVERITIES)[number];

@@ -4,13 +4,13 @@
 // launcher: whatever process mints or closes a session, the owner sees the commit and reconciles.
 import { dirname } from "node:path";
 import { systemContext } from "../context.ts";
-import { call } from "../dispatch.ts";
-import { nowIso } from "../domain/ids.ts";
+import { call, callerOf } from "../dispatch.ts";
 import type { Runtime } from "../runtime.ts";
 import { principalOf } from "../sessions/capability.ts";
 import { privateDir } from "../sessions/paths.ts";
 import type { InFlight } from "../transports/inflight.ts";
 import { type SessionSocket, startSessionSocket } from "../transports/session-socket.ts";
+import { nowIso } from "../vocabulary/ids.ts";
 
 export interface EndpointsOptions {
 	inflight: InFlight;
@@ -47,7 +47,7 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 				const principal = principalOf(session);
 				served.set(
 					session.id,
-					await startSessionSocket(rt, {
+					await startSessionSocket(callerOf(rt), {
 						path,
 						principal,
 						maxFrameBytes: options.maxFrameBytes,

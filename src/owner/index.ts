@@ -8,8 +8,9 @@ import type { TickReport } from "../chair/tick.ts";
 import { ensureOperatorToken, operatorTokens } from "../config/operator-token.ts";
 import { endpointsOf } from "../config/peek.ts";
 import { systemContext } from "../context.ts";
-import { call } from "../dispatch.ts";
+import { call, callerOf } from "../dispatch.ts";
 import { writeMcpAssets } from "../init/index.ts";
+import { tryLock } from "../os/lock.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { resolveCapability } from "../sessions/capability.ts";
 import { describeSandbox } from "../testing/sandboxed.ts";
@@ -18,7 +19,6 @@ import { InFlight } from "../transports/inflight.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";
 import { VERSION } from "../version.ts";
 import { type Endpoints, serveSessionEndpoints } from "./endpoints.ts";
-import { tryLock } from "./lock.ts";
 import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./presence.ts";
 import { type Reloader, startReloader } from "./reload.ts";
 
@@ -100,7 +100,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		// The sandbox probe, once: test runs use its answer from here on.
 		options.log(describeSandbox(config.tests));
 		const { socketPath } = endpointsOf(root, config.mcp);
-		socket = await startSocket(rt, {
+		socket = await startSocket(callerOf(rt), {
 			path: socketPath,
 			privateDir: dirname(socketPath).startsWith(join(root, ".roundtable")),
 			maxFrameBytes: config.limits.max_frame_bytes,
@@ -125,7 +125,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			const live = rt;
 			const store = rt.store;
 			http = listenOrExplain(config.mcp.http_address, () =>
-				startHttp(live, {
+				startHttp(callerOf(live), {
 					address: config.mcp.http_address,
 					operatorTokens: operatorTokens(root),
 					loopbackAuth: config.mcp.loopback_auth,

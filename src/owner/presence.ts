@@ -1,9 +1,11 @@
 // Where the live owner is: .roundtable/owner.json (pid, real HTTP URL, socket path, start time),
 // written atomically once the owner listens and removed when it stops. Clients read it to find the
 // owner, so a port the OS picked (`:0`) works; a file whose process is gone is stale and ignored.
+
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fsutil.ts";
+import { isAlive } from "../os/process.ts";
 
 export const OWNER_LOCK_PATH = ".roundtable/owner.lock";
 const OWNER_FILE_PATH = ".roundtable/owner.json";
@@ -35,15 +37,6 @@ function readOwnerFile(path: string): OwnerInfo | undefined {
 		return Number.isSafeInteger(info.pid) ? info : undefined;
 	} catch {
 		return undefined;
-	}
-}
-
-export function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (err) {
-		return (err as NodeJS.ErrnoException).code === "EPERM";
 	}
 }
 

@@ -1,5 +1,5 @@
 // The policy as the evaluator sees it, after POLICIES.ROUNDTABLE.md was merged over the defaults.
-import type { ReviewStatus, Risk, Vote } from "../domain/statuses.ts";
+import type { ReviewStatus, Risk, Vote } from "../vocabulary/statuses.ts";
 
 export interface Profile {
 	/** Approving votes needed; undefined when the profile does not set a quorum. */

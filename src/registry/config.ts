@@ -2,7 +2,7 @@
 // the config changes. Internal: init, start and the reload watcher call them as the system.
 import { type } from "arktype";
 import { nonBlank } from "../domain/scalars.ts";
-import { eventRecord } from "./records.ts";
+import { eventRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
 const ids = type("string[]");

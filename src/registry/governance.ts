@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { callerId, nonBlank } from "../domain/scalars.ts";
-import { REVIEW_STATUSES } from "../domain/statuses.ts";
-import { approvalRecord, findingRecord, securityReviewRecord } from "./records.ts";
+import { approvalRecord, findingRecord, securityReviewRecord } from "../vocabulary/records.ts";
+import { REVIEW_STATUSES } from "../vocabulary/statuses.ts";
 import { tool } from "./types.ts";
 
 export const governanceTools = [

@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
-import { memoryRecord } from "./records.ts";
+import { memoryRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
 export const memoryTools = [

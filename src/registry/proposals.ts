@@ -1,6 +1,5 @@
 import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
-import { PROPOSAL_STATUSES, RISKS, VOTES } from "../domain/statuses.ts";
 import {
 	decisionRecord,
 	patchRevisionRecord,
@@ -8,7 +7,8 @@ import {
 	testEvidenceRecord,
 	transactionRecord,
 	voteRecord,
-} from "./records.ts";
+} from "../vocabulary/records.ts";
+import { PROPOSAL_STATUSES, RISKS, VOTES } from "../vocabulary/statuses.ts";
 import { REVIEWERS_AND_AUTHOR, tool } from "./types.ts";
 
 const proposalId = type({ proposal_id: callerId });

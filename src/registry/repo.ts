@@ -1,9 +1,7 @@
 import { type } from "arktype";
 import { nonBlank, positiveInt } from "../domain/scalars.ts";
+import { DEPENDENCY_ECOSYSTEMS, SYMBOL_LANGUAGES } from "../vocabulary/statuses.ts";
 import { tool, WORKERS } from "./types.ts";
-
-export const SYMBOL_LANGUAGES = ["typescript", "tsx", "javascript", "python", "go"] as const;
-export const DEPENDENCY_ECOSYSTEMS = ["npm", "go", "cargo", "python"] as const;
 
 const int0 = "number.integer >= 0";
 

@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
-import { CLAIM_STATUSES, CLAIM_TYPES, RESUME_POLICIES } from "../domain/statuses.ts";
-import { claimRecord, resourceRecord } from "./records.ts";
+import { claimRecord, resourceRecord } from "../vocabulary/records.ts";
+import { CLAIM_STATUSES, CLAIM_TYPES, RESUME_POLICIES } from "../vocabulary/statuses.ts";
 import { tool, WORKERS } from "./types.ts";
 
 const resourceType = type(/^[a-z][a-z0-9_-]{0,63}$/).describe(

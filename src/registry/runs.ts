@@ -4,7 +4,7 @@
 import { type } from "arktype";
 import { CONVERGENCE } from "../domain/convergence.ts";
 import { callerId, nonBlank, nonNegativeInt, positiveInt } from "../domain/scalars.ts";
-import { eventRecord, runRecord } from "./records.ts";
+import { eventRecord, runRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
 const runArg = type({ run_id: callerId });

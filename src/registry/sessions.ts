@@ -3,7 +3,7 @@
 // the CLI's `sessions` and `agents` commands call them.
 import { type } from "arktype";
 import { callerId, nonBlank } from "../domain/scalars.ts";
-import { eventRecord, sessionRecord, storedAgentRecord } from "./records.ts";
+import { eventRecord, sessionRecord, storedAgentRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
 const liveStatus = "'active' | 'idle'";

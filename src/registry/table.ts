@@ -11,7 +11,7 @@ import {
 	securityReviewRecord,
 	taskRecord,
 	transactionRecord,
-} from "./records.ts";
+} from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
 export const tableTools = [

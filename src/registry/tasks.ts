@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { callerId, nonBlank, safeInt } from "../domain/scalars.ts";
-import { RISKS, TASK_STATUSES } from "../domain/statuses.ts";
-import { taskRecord } from "./records.ts";
+import { taskRecord } from "../vocabulary/records.ts";
+import { RISKS, TASK_STATUSES } from "../vocabulary/statuses.ts";
 import { tool } from "./types.ts";
 
 const taskStatus = type.enumerated(...TASK_STATUSES);

@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { callerId, nonBlank, nonNegativeInt } from "../domain/scalars.ts";
-import { TEST_OUTCOMES } from "../domain/statuses.ts";
-import { testEvidenceRecord, testRunRecord } from "./records.ts";
+import { testEvidenceRecord, testRunRecord } from "../vocabulary/records.ts";
+import { TEST_OUTCOMES } from "../vocabulary/statuses.ts";
 import { tool } from "./types.ts";
 
 const suggestion = type({ command: "string", reason: "string" });

@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
-import { eventRecord } from "./records.ts";
+import { eventRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
 const lifecycle = type({ run_id: callerId, agent_id: callerId, request_event_id: positiveInt });

@@ -1,10 +1,11 @@
 // The resume briefing (`roundtable resume`): what an agent coming back to a session must know before
 // it does anything, read from the table (never from the external session's own memory): its current
 // task, its live claims, its proposals still in play, the newest decisions, and what to do next.
-import type { ProposalStatus, TaskStatus } from "../domain/statuses.ts";
-import type { ClaimRecord, DecisionRecord, ProposalRecord, TaskRecord } from "../registry/records.ts";
+
 import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
+import type { ClaimRecord, DecisionRecord, ProposalRecord, TaskRecord } from "../vocabulary/records.ts";
+import type { ProposalStatus, TaskStatus } from "../vocabulary/statuses.ts";
 
 export interface Briefing {
 	session: SessionRow;

@@ -4,9 +4,9 @@
 import { randomBytes } from "node:crypto";
 import type { AgentPrincipal } from "../context.ts";
 import { sha256 } from "../domain/canonical.ts";
-import { nowIso } from "../domain/ids.ts";
 import type { Store } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
+import { nowIso } from "../vocabulary/ids.ts";
 
 /** A fresh capability, base64url (43 characters). */
 export const newCapability = (): string => randomBytes(32).toString("base64url");

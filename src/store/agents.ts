@@ -1,4 +1,4 @@
-import type { AgentRecord } from "../registry/records.ts";
+import type { AgentFields, AgentRecord } from "../vocabulary/records.ts";
 import type { Conn } from "./db.ts";
 
 interface AgentRow extends Omit<AgentRecord, "enabled"> {
@@ -16,14 +16,7 @@ const toStored = (r: AgentRow): StoredAgent => ({ ...r, enabled: r.enabled === 1
 /** The public record: who disabled an agent is bookkeeping for config sync. */
 export const agentRecordOf = ({ disabled_by: _, ...agent }: StoredAgent): AgentRecord => agent;
 
-export interface AgentFields {
-	id: string;
-	role: string;
-	name: string;
-	adapter: string;
-	command: string;
-	model: string;
-}
+export type { AgentFields };
 
 export const agentQueries = (c: Conn) => ({
 	async get(id: string): Promise<StoredAgent | undefined> {

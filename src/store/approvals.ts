@@ -1,5 +1,5 @@
-import type { ApprovalStatus } from "../domain/statuses.ts";
-import type { ApprovalRecord } from "../registry/records.ts";
+import type { ApprovalRecord } from "../vocabulary/records.ts";
+import type { ApprovalStatus } from "../vocabulary/statuses.ts";
 import type { Conn, Params } from "./db.ts";
 
 const COLUMNS =

@@ -1,6 +1,6 @@
 import { ancestors, isPathType, type Scope } from "../domain/claims.ts";
-import type { ClaimStatus } from "../domain/statuses.ts";
-import type { ClaimRecord } from "../registry/records.ts";
+import type { ClaimRecord } from "../vocabulary/records.ts";
+import type { ClaimStatus } from "../vocabulary/statuses.ts";
 import type { Conn, Params } from "./db.ts";
 
 const COLUMNS =

@@ -1,4 +1,4 @@
-import type { DecisionRecord } from "../registry/records.ts";
+import type { DecisionRecord } from "../vocabulary/records.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =

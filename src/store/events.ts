@@ -1,4 +1,4 @@
-import type { EventRecord } from "../registry/records.ts";
+import type { EventRecord } from "../vocabulary/records.ts";
 import type { Conn } from "./db.ts";
 
 interface EventRow {

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from "../registry/records.ts";
+import type { MemoryRecord } from "../vocabulary/records.ts";
 import type { Conn, Params } from "./db.ts";
 
 const COLUMNS =

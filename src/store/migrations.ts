@@ -15,7 +15,7 @@ import {
 	TEST_RUN_STATUSES,
 	TURN_STATUSES,
 	VOTES,
-} from "../domain/statuses.ts";
+} from "../vocabulary/statuses.ts";
 
 export interface Migration {
 	version: number;

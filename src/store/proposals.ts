@@ -1,5 +1,5 @@
-import type { ProposalStatus } from "../domain/statuses.ts";
-import type { PatchRevisionRecord, ProposalRecord } from "../registry/records.ts";
+import type { PatchRevisionRecord, ProposalRecord } from "../vocabulary/records.ts";
+import type { ProposalStatus } from "../vocabulary/statuses.ts";
 import type { Conn, Params } from "./db.ts";
 
 interface ProposalRow extends Omit<ProposalRecord, "expected_tests" | "patch_sha256" | "patch_files"> {

@@ -1,4 +1,4 @@
-import type { ResourceRecord } from "../registry/records.ts";
+import type { ResourceRecord } from "../vocabulary/records.ts";
 import type { Conn, Params } from "./db.ts";
 
 const COLUMNS =

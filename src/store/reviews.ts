@@ -1,4 +1,4 @@
-import type { SecurityReviewRecord } from "../registry/records.ts";
+import type { SecurityReviewRecord } from "../vocabulary/records.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =

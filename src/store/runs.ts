@@ -1,5 +1,5 @@
-import type { RunStatus } from "../domain/statuses.ts";
-import type { RunRecord } from "../registry/records.ts";
+import type { RunRecord } from "../vocabulary/records.ts";
+import type { RunStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =

@@ -1,4 +1,4 @@
-import type { SessionStatus } from "../domain/statuses.ts";
+import type { SessionStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
 export interface SessionRow {

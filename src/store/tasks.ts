@@ -1,5 +1,5 @@
-import type { TaskStatus } from "../domain/statuses.ts";
-import type { TaskRecord } from "../registry/records.ts";
+import type { TaskRecord } from "../vocabulary/records.ts";
+import type { TaskStatus } from "../vocabulary/statuses.ts";
 import type { Conn, Params } from "./db.ts";
 
 interface TaskRow extends Omit<TaskRecord, "readable_paths"> {

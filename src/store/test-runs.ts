@@ -1,5 +1,5 @@
-import type { TestRunStatus } from "../domain/statuses.ts";
-import type { TestEvidenceRecord, TestRunRecord } from "../registry/records.ts";
+import type { TestEvidenceRecord, TestRunRecord } from "../vocabulary/records.ts";
+import type { TestRunStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =

@@ -1,4 +1,4 @@
-import type { TransactionRecord } from "../registry/records.ts";
+import type { TransactionRecord } from "../vocabulary/records.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =

@@ -1,4 +1,4 @@
-import type { TurnStatus } from "../domain/statuses.ts";
+import type { TurnStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
 export interface TurnRow {

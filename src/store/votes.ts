@@ -1,5 +1,5 @@
-import type { Vote } from "../domain/statuses.ts";
-import type { VoteRecord } from "../registry/records.ts";
+import type { VoteRecord } from "../vocabulary/records.ts";
+import type { Vote } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =

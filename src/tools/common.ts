@@ -1,21 +1,21 @@
 // Lookups and checks several families share: existence with a did-you-mean, and revisions.
 
-import type { Env } from "../dispatch.ts";
 import type { Scope } from "../domain/claims.ts";
-import { type IdKind, mintId } from "../domain/ids.ts";
 import { readRefusal } from "../domain/read-scope.ts";
 import { didYouMean, suggestion } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { RepoGuard } from "../repo/guard.ts";
+import type { StoredAgent } from "../store/agents.ts";
+import type { Tx } from "../store/index.ts";
+import { type IdKind, mintId } from "../vocabulary/ids.ts";
 import type {
 	ClaimRecord,
 	ProposalRecord,
 	ResourceRecord,
 	RunRecord,
 	TaskRecord,
-} from "../registry/records.ts";
-import { RepoGuard } from "../repo/guard.ts";
-import type { StoredAgent } from "../store/agents.ts";
-import type { Tx } from "../store/index.ts";
+} from "../vocabulary/records.ts";
+import type { Env } from "./env.ts";
 
 export async function requireTask(tx: Tx, id: string): Promise<TaskRecord> {
 	const task = await tx.tasks.get(id);

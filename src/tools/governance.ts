@@ -2,23 +2,23 @@
 // satisfies the human gate only. A security review scans (or records a manual verdict) and binds to
 // the proposal's current patch revision.
 import { statSync } from "node:fs";
-import { DEFAULT_POLICY } from "../config/policy.ts";
 import { actorId } from "../context.ts";
-import type { Env } from "../dispatch.ts";
 import { parseCanonicalId } from "../domain/claims.ts";
 import { parsePatch } from "../domain/patch.ts";
 import { type Finding, type ScannedLine, scanLines, verdictOf } from "../domain/security-scan.ts";
 import { echo } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { readPatch } from "../patches.ts";
+import { DEFAULT_POLICY } from "../policy/defaults.ts";
 import type { Args } from "../registry/index.ts";
-import type { ApprovalRecord } from "../registry/records.ts";
 import { listFiles } from "../repo/files.ts";
 import type { RepoGuard } from "../repo/guard.ts";
 import { readText } from "../repo/read.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
+import type { ApprovalRecord } from "../vocabulary/records.ts";
 import { checkRevision, newRecordId, repoGuard, requireProposal, requireTask } from "./common.ts";
+import type { Env } from "./env.ts";
 import { addedLines, policyOf } from "./validate.ts";
 
 async function requireApproval(tx: Tx, id: string): Promise<ApprovalRecord> {

@@ -2,20 +2,19 @@
 // attach_patch makes the next patch revision, and evidence (votes, reviews, approvals, tests) only
 // counts for the revision it saw. patch.validate lives in validate.ts; apply comes with its issue.
 import { actorId } from "../context.ts";
-import type { Env } from "../dispatch.ts";
 import { isPathType, parseCanonicalId } from "../domain/claims.ts";
 import { mergeAffected, scopeOfId, uncovered } from "../domain/coverage.ts";
-import { mintId } from "../domain/ids.ts";
 import { type ParsedPatch, PatchError, parsePatch, touchedPaths } from "../domain/patch.ts";
-import type { ProposalStatus } from "../domain/statuses.ts";
 import { conflict, failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
 import { readPatch, storePatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";
 import type { Args } from "../registry/index.ts";
-import type { ProposalRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Tx } from "../store/index.ts";
+import { mintId } from "../vocabulary/ids.ts";
+import type { ProposalRecord } from "../vocabulary/records.ts";
+import type { ProposalStatus } from "../vocabulary/statuses.ts";
 import {
 	checkRevision,
 	cursorKey,
@@ -28,6 +27,7 @@ import {
 	scopeOfResource,
 	writeClaimsOf,
 } from "./common.ts";
+import type { Env } from "./env.ts";
 import { evaluationInput, gatherEvidence, policyOf } from "./validate.ts";
 
 export const OPEN: readonly ProposalStatus[] = ["pending", "in_review"];

@@ -2,7 +2,6 @@
 // expiry sweep. A claim is a lease on a resource; the conflict check and the insert happen in one
 // write transaction, so of several agents racing for the same resource exactly one wins.
 import { statSync } from "node:fs";
-import type { Env } from "../dispatch.ts";
 import {
 	canMove,
 	canonicalId,
@@ -12,17 +11,17 @@ import {
 	parseCanonicalId,
 	type Scope,
 } from "../domain/claims.ts";
-import { nowIso } from "../domain/ids.ts";
-import type { ClaimStatus, ClaimType } from "../domain/statuses.ts";
 import { clip, echo } from "../domain/suggest.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
-import type { ClaimRecord, ResourceRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import { contentHash } from "../repo/hash.ts";
 import { listSymbols } from "../repo/symbols/index.ts";
 import { languageOf } from "../repo/symbols/languages.ts";
 import type { Tx } from "../store/index.ts";
+import { nowIso } from "../vocabulary/ids.ts";
+import type { ClaimRecord, ResourceRecord } from "../vocabulary/records.ts";
+import type { ClaimStatus, ClaimType } from "../vocabulary/statuses.ts";
 import {
 	checkRevision,
 	cursorKey,
@@ -33,6 +32,7 @@ import {
 	requireRun,
 	requireTask,
 } from "./common.ts";
+import type { Env } from "./env.ts";
 
 const later = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();
 

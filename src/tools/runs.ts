@@ -2,15 +2,15 @@
 // .schedule_turn, .report_error, run.converge and run.tick_failed. Each is one transaction however
 // many records it touches; the tick in src/chair/ calls them in order.
 import { actorId } from "../context.ts";
-import type { Env } from "../dispatch.ts";
 import { convergenceOf, endOf } from "../domain/convergence.ts";
-import { mintId } from "../domain/ids.ts";
-import { PROPOSAL_STATUSES } from "../domain/statuses.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
-import type { RunRecord } from "../registry/records.ts";
 import type { Tx } from "../store/index.ts";
+import { mintId } from "../vocabulary/ids.ts";
+import type { RunRecord } from "../vocabulary/records.ts";
+import { PROPOSAL_STATUSES } from "../vocabulary/statuses.ts";
 import { requireRun } from "./common.ts";
+import type { Env } from "./env.ts";
 import { expireDue } from "./resources.ts";
 import { expireTurn, leaseEnd } from "./turns.ts";
 

@@ -5,7 +5,6 @@ import { isAbsolute } from "node:path";
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
 import { actorId } from "../context.ts";
-import type { Env } from "../dispatch.ts";
 import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
@@ -22,6 +21,7 @@ import {
 	requireRun,
 	requireTask,
 } from "./common.ts";
+import type { Env } from "./env.ts";
 import { OPEN } from "./proposals.ts";
 import { releaseClaim, suspendClaim } from "./resources.ts";
 

@@ -1,6 +1,5 @@
 // task.create, task.get, task.list, task.update_status.
 import { actorId } from "../context.ts";
-import type { Env } from "../dispatch.ts";
 import { checkReadablePaths } from "../domain/paths.ts";
 import { invalidArgument } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
@@ -15,6 +14,7 @@ import {
 	requireRun,
 	requireTask,
 } from "./common.ts";
+import type { Env } from "./env.ts";
 
 export async function create(tx: Tx, a: Args<"task.create">, env: Env) {
 	const readable_paths = checkReadablePaths(a.readable_paths ?? []);

@@ -5,15 +5,11 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { withRepository } from "../apply/recover.ts";
 import { actorId } from "../context.ts";
-import type { Done, Env, Key, Ticket } from "../dispatch.ts";
-import { mintId, nowIso } from "../domain/ids.ts";
-import type { TestRunStatus } from "../domain/statuses.ts";
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { writeFileAtomic } from "../fsutil.ts";
-import { isAlive } from "../owner/presence.ts";
+import { isAlive } from "../os/process.ts";
 import { patchPath } from "../patches.ts";
 import type { Args, Result } from "../registry/index.ts";
-import type { TestRunRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
@@ -36,7 +32,11 @@ import {
 } from "../testing/sandboxed.ts";
 import { suggestTests } from "../testing/suggest.ts";
 import { PatchDoesNotApply, proposalWorkdir } from "../testing/workdir.ts";
+import { mintId, nowIso } from "../vocabulary/ids.ts";
+import type { TestRunRecord } from "../vocabulary/records.ts";
+import type { TestRunStatus } from "../vocabulary/statuses.ts";
 import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
+import type { Done, Env, Key, Ticket } from "./env.ts";
 
 export const TESTLOGS_DIR = ".roundtable/testlogs";
 const logPath = (root: string, id: string) => join(root, TESTLOGS_DIR, `${id}.log`);

@@ -1,21 +1,22 @@
 // patch.validate, and the evidence every gate reads: what the patch is, who voted on its current
 // revision, which test run, approval and review count. patch.apply checks the same gates.
-import type { Env } from "../dispatch.ts";
+
 import { isPathType, type Scope } from "../domain/claims.ts";
 import { covers, scopeOfId, uncovered, uncoveredChange } from "../domain/coverage.ts";
 import { type ParsedPatch, PatchError, parsePatch, touchedPaths } from "../domain/patch.ts";
-import type { Vote } from "../domain/statuses.ts";
 import { notFound } from "../errors.ts";
 import { gitApply, patchPath, readPatch } from "../patches.ts";
 import { evaluate, loadPolicy, PolicyError } from "../policy/index.ts";
 import type { Evaluation, EvaluationInput, Gate, Policy } from "../policy/types.ts";
 import type { Args } from "../registry/index.ts";
-import type { ClaimRecord, ProposalRecord } from "../registry/records.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import { contentHash } from "../repo/hash.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
+import type { ClaimRecord, ProposalRecord } from "../vocabulary/records.ts";
+import type { Vote } from "../vocabulary/statuses.ts";
 import { requireProposal, scopeOfResource, writeClaimsOf } from "./common.ts";
+import type { Env } from "./env.ts";
 
 /** What the database says about a proposal's current revision. */
 export interface Evidence {

@@ -8,8 +8,7 @@ import {
 	LATEST_PROTOCOL_VERSION,
 	SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentPrincipal, Principal } from "../context.ts";
-import type { Runtime } from "../runtime.ts";
+import type { AgentPrincipal, Caller, Principal } from "../context.ts";
 import { EventBuffer } from "./event-store.ts";
 import { checkRequest, credentialOf, isLoopbackHostname } from "./guard.ts";
 import { Connections } from "./http-connections.ts";
@@ -159,7 +158,7 @@ function parseAddress(address: string): { hostname: string; port: number } {
 	return { hostname: (m[1] ?? m[2]) as string, port: Number(m[3]) };
 }
 
-export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
+export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 	const { hostname, port } = parseAddress(options.address);
 	const loopback = isLoopbackHostname(hostname);
 	if (!loopback && (!options.tls || options.operatorTokens.length === 0)) {
@@ -316,7 +315,7 @@ export function startHttp(rt: Runtime, options: HttpOptions): HttpServer {
 			if (transport.sessionId) sessions.delete(transport.sessionId);
 			replay.drop();
 		};
-		await createMcpServer(rt, {
+		await createMcpServer(call, {
 			transport: "http",
 			principal,
 			inflight: options.inflight,

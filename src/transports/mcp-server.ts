@@ -14,13 +14,11 @@ import {
 	type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { CallContext, Transport } from "../context.ts";
-import { call } from "../dispatch.ts";
+import type { CallContext, Caller, Transport } from "../context.ts";
 import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { asToolError } from "../errors.ts";
 import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
-import type { Runtime } from "../runtime.ts";
 import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
 
@@ -87,7 +85,7 @@ export interface McpServerOptions {
 	onToolsList?: (tools: number) => void;
 }
 
-export function createMcpServer(rt: Runtime, options: McpServerOptions): Server {
+export function createMcpServer(call: Caller, options: McpServerOptions): Server {
 	const { extension } = options;
 	const server = new Server(
 		{ name: "roundtable", title: "Roundtable", version: VERSION },
@@ -151,7 +149,7 @@ export function createMcpServer(rt: Runtime, options: McpServerOptions): Server 
 			},
 		};
 		try {
-			const result = await options.inflight.track(call(rt, params.name, params.arguments ?? {}, ctx));
+			const result = await options.inflight.track(call(params.name, params.arguments ?? {}, ctx));
 			return {
 				content: [{ type: "text", text: JSON.stringify(result) }],
 				structuredContent: result as Record<string, unknown>,

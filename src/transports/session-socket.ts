@@ -7,8 +7,7 @@ import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import type { Transport as McpTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Socket, UnixSocketListener } from "bun";
-import type { AgentPrincipal } from "../context.ts";
-import type { Runtime } from "../runtime.ts";
+import type { AgentPrincipal, Caller } from "../context.ts";
 import type { InFlight } from "./inflight.ts";
 import { createMcpServer } from "./mcp-server.ts";
 import { preparePath } from "./socket.ts";
@@ -135,7 +134,10 @@ class LineTransport implements McpTransport {
 	}
 }
 
-export async function startSessionSocket(rt: Runtime, options: SessionSocketOptions): Promise<SessionSocket> {
+export async function startSessionSocket(
+	call: Caller,
+	options: SessionSocketOptions,
+): Promise<SessionSocket> {
 	await preparePath(options.path, true);
 	const open = new Set<Socket<LineTransport | undefined>>();
 	const previousUmask = process.umask(0o177); // the socket is born 0600
@@ -158,7 +160,7 @@ export async function startSessionSocket(rt: Runtime, options: SessionSocketOpti
 						options.maxPendingBytes ?? 64 * 1024 * 1024,
 					);
 					s.data = transport;
-					const server = createMcpServer(rt, {
+					const server = createMcpServer(call, {
 						transport: "socket",
 						principal: options.principal,
 						inflight: options.inflight,

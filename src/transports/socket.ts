@@ -5,11 +5,9 @@
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Socket, UnixSocketListener } from "bun";
-import { operatorContext } from "../context.ts";
-import { call } from "../dispatch.ts";
+import { type Caller, operatorContext } from "../context.ts";
 import { clip } from "../domain/suggest.ts";
 import { asToolError, ToolError } from "../errors.ts";
-import type { Runtime } from "../runtime.ts";
 import type { InFlight } from "./inflight.ts";
 
 export interface SocketOptions {
@@ -147,7 +145,7 @@ function trimAscii(buf: Buffer): Buffer {
 	return buf.subarray(start, end);
 }
 
-export async function startSocket(rt: Runtime, options: SocketOptions): Promise<SocketServer> {
+export async function startSocket(call: Caller, options: SocketOptions): Promise<SocketServer> {
 	await preparePath(options.path, options.privateDir);
 	const open = new Set<Socket<Conn>>();
 	const lingering = new Set<Socket<Conn>>(); // refused over the cap, not counted in it
@@ -200,7 +198,7 @@ export async function startSocket(rt: Runtime, options: SocketOptions): Promise<
 		try {
 			const { tool, args } = parseEnvelope(request);
 			const ctx = operatorContext("socket", c.abort.signal);
-			const result = await options.inflight.track(call(rt, tool, args, ctx));
+			const result = await options.inflight.track(call(tool, args, ctx));
 			reply(s, { ok: true, result });
 		} catch (err) {
 			reply(s, errorReply(asToolError(err)));

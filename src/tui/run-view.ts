@@ -7,7 +7,10 @@
 // extra to bundle. Rendering (`renderRunView`) is a pure function of a snapshot and a size;
 // `readRunSnapshot` reads the snapshot in one read transaction. Imports here are types and the
 // status lists only, so loading this module costs next to nothing beyond itself.
-import { PROPOSAL_STATUSES, TASK_STATUSES, type TaskStatus } from "../domain/statuses.ts";
+
+import type { Runtime } from "../runtime.ts";
+import type { Store } from "../store/index.ts";
+import type { TurnRow } from "../store/turns.ts";
 import type {
 	ApprovalRecord,
 	EventRecord,
@@ -15,10 +18,8 @@ import type {
 	RunRecord,
 	TestRunRecord,
 	TransactionRecord,
-} from "../registry/records.ts";
-import type { Runtime } from "../runtime.ts";
-import type { Store } from "../store/index.ts";
-import type { TurnRow } from "../store/turns.ts";
+} from "../vocabulary/records.ts";
+import { PROPOSAL_STATUSES, TASK_STATUSES, type TaskStatus } from "../vocabulary/statuses.ts";
 
 /** Everything the view shows, read in one transaction. */
 export interface RunSnapshot {

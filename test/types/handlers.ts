@@ -2,11 +2,11 @@
 // fail to compile, or tsc reports the directive as unused and CI fails. Never executed.
 
 import { operatorContext } from "../../src/context.ts";
-import type { Done, Key, MutationHandler, Ticket, TxHandler } from "../../src/dispatch.ts";
 import { call } from "../../src/dispatch.ts";
 import type { Result } from "../../src/registry/index.ts";
 import type { Runtime } from "../../src/runtime.ts";
 import type { Tx } from "../../src/store/index.ts";
+import type { Done, Key, MutationHandler, Ticket, TxHandler } from "../../src/tools/env.ts";
 
 declare const rt: Runtime;
 declare const tx: Tx;

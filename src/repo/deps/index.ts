@@ -3,7 +3,7 @@
 // resolved versions, and — for a source file — what each import maps to. Everything is read from
 // the repository through the guard; nothing is fetched.
 import { statSync } from "node:fs";
-import { DEPENDENCY_ECOSYSTEMS } from "../../registry/repo.ts";
+import { DEPENDENCY_ECOSYSTEMS } from "../../vocabulary/statuses.ts";
 import type { RepoGuard, RepoRel } from "../guard.ts";
 import { loadCargo } from "./cargo.ts";
 import { discover, ecosystemOfFile, type Found } from "./discover.ts";

@@ -1,6 +1,6 @@
 // The shapes shared by the manifest, lockfile and import readers of repo.dependency_context.
 // Output shapes mirror the declared schema in src/registry/repo.ts.
-import type { DEPENDENCY_ECOSYSTEMS } from "../../registry/repo.ts";
+import type { DEPENDENCY_ECOSYSTEMS } from "../../vocabulary/statuses.ts";
 import type { RepoRel } from "../guard.ts";
 
 export type Ecosystem = (typeof DEPENDENCY_ECOSYSTEMS)[number];

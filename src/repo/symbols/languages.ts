@@ -1,6 +1,6 @@
 // Which grammar reads which file. Kept apart from the parsers so that choosing files costs no WASM.
 import { extname } from "node:path";
-import type { SYMBOL_LANGUAGES } from "../../registry/repo.ts";
+import type { SYMBOL_LANGUAGES } from "../../vocabulary/statuses.ts";
 
 export type SymbolLanguage = (typeof SYMBOL_LANGUAGES)[number];
 

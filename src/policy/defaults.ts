@@ -2,7 +2,7 @@
 // policy engine (src/policy/) merges a project's blocks over these same values, so the file `init`
 // writes and the engine's defaults cannot drift apart.
 import { stringify } from "yaml";
-import type { PolicyOverrides } from "../policy/types.ts";
+import type { PolicyOverrides } from "./types.ts";
 
 export const DEFAULT_POLICY = {
 	consensus: {

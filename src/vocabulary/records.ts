@@ -16,7 +16,7 @@ import {
 	TEST_OUTCOMES,
 	TEST_RUN_STATUSES,
 	VOTES,
-} from "../domain/statuses.ts";
+} from "./statuses.ts";
 
 const timestamp = type("string").describe("an RFC 3339 UTC timestamp with milliseconds");
 const revision = type("number.integer >= 1").describe("the record's revision, +1 on every change");
@@ -350,3 +350,13 @@ export type TestRunRecord = typeof testRunRecord.infer;
 export type TestEvidenceRecord = typeof testEvidenceRecord.infer;
 export type TransactionRecord = typeof transactionRecord.infer;
 export type FileState = typeof fileState.infer;
+
+/** An agent as the config describes it: what config sync writes into the agents table. */
+export interface AgentFields {
+	id: string;
+	role: string;
+	name: string;
+	adapter: string;
+	command: string;
+	model: string;
+}

@@ -67,3 +67,8 @@ export type Risk = (typeof RISKS)[number];
 
 /** Task statuses counted as open work by table.watch. */
 export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ["open", "in_progress", "blocked"];
+
+/** The languages repo.symbols reads. */
+export const SYMBOL_LANGUAGES = ["typescript", "tsx", "javascript", "python", "go"] as const;
+/** The ecosystems repo.dependency_context reads manifests and lockfiles of. */
+export const DEPENDENCY_ECOSYSTEMS = ["npm", "go", "cargo", "python"] as const;

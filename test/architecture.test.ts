@@ -1,0 +1,68 @@
+// The arrows between the parts of src/ (docs/architecture.md): no import cycles, type-only imports
+// included, and none of the arrows the layering forbids. The checker is shown to catch a planted
+// cycle and planted forbidden arrows in fixtures/import-rules.
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { cycles, importGraph, type Rule, violations } from "./_helpers/import-graph.ts";
+import { REPO } from "./helpers.ts";
+
+/** Packages that do I/O: the pure parts never import them. */
+const IO = [
+	"node:fs",
+	"node:fs/promises",
+	"node:child_process",
+	"node:net",
+	"node:http",
+	"node:os",
+	"bun:sqlite",
+	"bun:ffi",
+];
+const pure = (part: string, why: string): Rule[] => IO.map((to) => ({ from: part, to, why }));
+
+const RULES: Rule[] = [
+	{ from: "transports", to: "store", why: "transports only turn frames into calls" },
+	{ from: "transports", to: "tools", why: "transports only turn frames into calls" },
+	{ from: "transports", to: "dispatch", why: "transports are given a caller" },
+	{ from: "transports", to: "runtime", why: "transports are given a caller" },
+	{ from: "tools", to: "transports", why: "families hold no transport logic" },
+	{ from: "domain", to: "store", why: "the domain is pure" },
+	{ from: "domain", to: "transports", why: "the domain is pure" },
+	{ from: "store", to: "tools", why: "the store knows no tool" },
+	{ from: "registry", to: "tools", why: "the registry declares, the families implement" },
+	{ from: "vocabulary", to: "store", why: "the vocabulary is the bottom layer" },
+	...pure("domain", "the domain does no I/O"),
+	...pure("vocabulary", "the vocabulary does no I/O"),
+];
+
+describe("the import graph of src/", () => {
+	const graph = importGraph(join(REPO, "src"));
+
+	test("has no cycles", () => {
+		expect(cycles(graph)).toEqual([]);
+	});
+
+	test("has none of the forbidden arrows", () => {
+		expect(violations(graph, RULES)).toEqual([]);
+	});
+
+	test("is read whole: every file, type-only imports included", () => {
+		expect(graph.size).toBeGreaterThan(150);
+		// tools/env.ts is imported by the families for types alone.
+		expect(graph.get("tools/tasks.ts")?.local.has("tools/env.ts")).toBe(true);
+	});
+});
+
+describe("the checker catches what it is for (fixtures/import-rules)", () => {
+	const graph = importGraph(join(REPO, "fixtures/import-rules/src"));
+
+	test("a cycle made by a type-only import", () => {
+		expect(cycles(graph)).toEqual([["domain/a.ts", "domain/b.ts"]]);
+	});
+
+	test("a forbidden arrow between parts, and I/O in a pure part", () => {
+		expect(violations(graph, RULES)).toEqual([
+			"domain/io.ts → node:fs (the domain does no I/O)",
+			"transports/http.ts → store/rows.ts (transports only turn frames into calls)",
+		]);
+	});
+});

@@ -1,11 +1,13 @@
 // Patch bytes, stored by content: .roundtable/patches/<sha256>.diff. A file name is never built from
 // a caller's id, and storing the same bytes twice is one file.
+
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sha256 } from "./domain/canonical.ts";
 import { writeFileAtomic } from "./fsutil.ts";
+import { LAYOUT } from "./layout.ts";
 
-const PATCHES_DIR = ".roundtable/patches";
+const PATCHES_DIR = LAYOUT.patches;
 
 export const patchPath = (root: string, digest: string) => join(root, PATCHES_DIR, `${digest}.diff`);
 

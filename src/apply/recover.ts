@@ -3,8 +3,10 @@
 // is settled: if the database recorded its transaction, the files were all written before that
 // commit, so it is marked done; if not, every touched path is put back to its before-state. Either
 // way the files and the database agree again.
+
 import { join } from "node:path";
 import { ToolError } from "../errors.ts";
+import { LAYOUT } from "../layout.ts";
 import { type HeldLock, type LockMode, waitForLock } from "../os/lock.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
@@ -12,11 +14,10 @@ import { nowIso } from "../vocabulary/ids.ts";
 import { type Journal, journalState, pendingJournals, removeLeftovers, settleJournal } from "./journal.ts";
 import { restore } from "./state.ts";
 
-const REPO_LOCK_PATH = ".roundtable/repo.lock";
 const LOCK_WAIT_MS = 60_000;
 
 async function lock(rt: Runtime, mode: LockMode): Promise<HeldLock> {
-	const held = await waitForLock(join(rt.root, REPO_LOCK_PATH), mode, LOCK_WAIT_MS);
+	const held = await waitForLock(join(rt.root, LAYOUT.repoLock), mode, LOCK_WAIT_MS);
 	if (!held) {
 		throw new ToolError(
 			"deadline_exceeded",

@@ -1,6 +1,7 @@
 // The state of repository paths as transactions see it: a file (bytes and mode), a symlink (its
 // target), or nothing. Bytes are kept as content-addressed blobs under .roundtable/journal/blobs/,
 // so an apply can always be undone, and a rollback has the exact bytes and modes to restore.
+
 import {
 	chmodSync,
 	existsSync,
@@ -16,9 +17,10 @@ import {
 import { dirname, join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
 import { writeFileAtomic } from "../fsutil.ts";
+import { LAYOUT } from "../layout.ts";
 import type { FileState } from "../vocabulary/records.ts";
 
-export const JOURNAL_DIR = ".roundtable/journal";
+export const JOURNAL_DIR = LAYOUT.journal;
 export const BLOBS_DIR = `${JOURNAL_DIR}/blobs`;
 
 const SYMLINK_MODE = 0o120000;

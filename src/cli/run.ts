@@ -2,12 +2,14 @@
 // Chair ticks it and this command watches; without one, this process is the owner for its lifetime
 // (HTTP, socket, Chair), so stdio clients keep working. Headless runs N ticks and exits;
 // interactive shows the terminal view until q or Ctrl-C.
+
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { TickReport } from "../chair/tick.ts";
 import { operatorContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { initIfNeeded, writeMcpAssets } from "../init/index.ts";
+import { LAYOUT } from "../layout.ts";
 import { runOwner, stopSignal } from "../owner/index.ts";
 import { findOwner, type OwnerInfo } from "../owner/presence.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
@@ -120,7 +122,7 @@ export const run: CommandRun = {
 			const onTickError = (runId: string, failed: boolean) => {
 				if (runId === run.id && failed) finish();
 			};
-			const logFile = join(rt.root, ".roundtable/logs/owner.log");
+			const logFile = join(rt.root, LAYOUT.ownerLog);
 			const log = headless
 				? err
 				: (line: string) => {
@@ -135,7 +137,7 @@ export const run: CommandRun = {
 						refreshMs: intervalMs,
 						input: process.stdin,
 						output: process.stdout,
-						status: () => `owner: this process (log: .roundtable/logs/owner.log)`,
+						status: () => `owner: this process (log: ${LAYOUT.ownerLog})`,
 					});
 			const code = await runOwner(rt.root, {
 				http: true,

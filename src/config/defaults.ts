@@ -1,5 +1,6 @@
 // Built-in configuration. A key missing from config.yaml takes its value from here, and the set of
 // keys here is the set of valid keys (adapters excepted: new adapter names are allowed).
+import { LAYOUT } from "../layout.ts";
 
 export interface RoleConfig {
 	role: string;
@@ -90,10 +91,10 @@ export function defaultConfig(): Config {
 	return {
 		version: 1,
 		project_name: "Roundtable",
-		storage: { sqlite_path: ".roundtable/roundtable.db", wal: true },
+		storage: { sqlite_path: LAYOUT.database, wal: true },
 		mcp: {
 			transport: "unix",
-			socket_path: ".roundtable/mcp/roundtable.sock",
+			socket_path: LAYOUT.socket,
 			http_address: "127.0.0.1:7117",
 			tls_cert_file: "",
 			tls_key_file: "",

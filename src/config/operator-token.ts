@@ -2,11 +2,13 @@
 // an owner starting in a project initialized before it existed). The CLI, the stdio bridge and the
 // dashboard read it by themselves; ROUNDTABLE_MCP_TOKEN, when set, is the operator's token too (for
 // a remote owner). It is never an argument, a config value or a log line.
+
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { LAYOUT } from "../layout.ts";
 
-export const OPERATOR_TOKEN_PATH = ".roundtable/operator.token";
+export const OPERATOR_TOKEN_PATH = LAYOUT.operatorToken;
 
 /** The token in the file, if it exists and holds one. */
 export function readOperatorToken(root: string): string | undefined {

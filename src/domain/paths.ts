@@ -2,12 +2,14 @@
 // never name a place that holds credentials or configuration, nor leave the repository. Matching
 // (when capability tokens arrive) uses picomatch with `dot: false`, so a wildcard never reaches a
 // dot-file or dot-directory by itself; those can only be named explicitly, which is checked here.
+
 import picomatch from "picomatch";
 import { invalidArgument } from "../errors.ts";
+import { DOT } from "../layout.ts";
 
 const SENSITIVE_EXACT = new Set([
 	".git",
-	".roundtable",
+	DOT,
 	".ssh",
 	".aws",
 	".gnupg",

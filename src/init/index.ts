@@ -1,6 +1,7 @@
 // `roundtable init`: the .roundtable/ folder, the starter files, the generated MCP assets, the
 // database and the configured agents. Idempotent: a second run changes nothing and says so. A file
 // is overwritten only if init wrote it and nobody edited it since (or with --force).
+
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config/defaults.ts";
@@ -10,6 +11,7 @@ import { systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { sha256 } from "../domain/canonical.ts";
 import { writeFileAtomic } from "../fsutil.ts";
+import { DOT, LAYOUT } from "../layout.ts";
 import { findOwner } from "../owner/presence.ts";
 import { policyMarkdown } from "../policy/defaults.ts";
 import type { Result } from "../registry/index.ts";
@@ -26,16 +28,9 @@ import {
 } from "./mcp-assets.ts";
 import { AGENTS_MD, PROJECT_MD, ROUNDTABLE_GITIGNORE, TASKS_README } from "./starter-files.ts";
 
-const RUNTIME_DIRS = [
-	".roundtable",
-	".roundtable/mcp",
-	".roundtable/patches",
-	".roundtable/journal",
-	".roundtable/testlogs",
-	".roundtable/logs",
-];
+const RUNTIME_DIRS = [DOT, LAYOUT.mcp, LAYOUT.patches, LAYOUT.journal, LAYOUT.testlogs, LAYOUT.logs];
 /** Hashes of what init last wrote, to tell our own files from files a user edited. */
-const STATE_PATH = ".roundtable/init-state.json";
+const STATE_PATH = LAYOUT.initState;
 
 export type FileAction = "created" | "updated" | "unchanged" | "kept" | "overwritten";
 
@@ -164,7 +159,7 @@ export async function initProject(
 	put(CONFIG_PATH, CONFIG_TEMPLATE);
 	// Whatever config.yaml now holds (the template, or the user's kept edit) governs the rest.
 	const config = loadConfig(root);
-	put(".roundtable/.gitignore", ROUNDTABLE_GITIGNORE);
+	put(LAYOUT.gitignore, ROUNDTABLE_GITIGNORE);
 	put("POLICIES.ROUNDTABLE.md", policyMarkdown());
 	put("AGENTS.ROUNDTABLE.md", AGENTS_MD);
 	put("PROJECT.ROUNDTABLE.md", PROJECT_MD);

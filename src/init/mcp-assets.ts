@@ -1,12 +1,14 @@
 // The three generated MCP assets under .roundtable/mcp/ and docs/tools.md, all derived from the
 // registry. `init` and `mcp inspect --write` write them; nobody edits them by hand.
+
 import type { Config } from "../config/defaults.ts";
 import { endpointsOf } from "../config/peek.ts";
+import { LAYOUT } from "../layout.ts";
 import { stdioCommand } from "../owner/self.ts";
 import { AGENT_TOOLS, familyArea, jsonSchemas, OPERATOR_TOOLS, type Tool } from "../registry/index.ts";
 import { FAMILIES, type Family } from "../registry/types.ts";
 
-export const MCP_DIR = ".roundtable/mcp";
+export const MCP_DIR = LAYOUT.mcp;
 export const MANIFEST_PATH = `${MCP_DIR}/AGENT_MCP_MANIFEST.md`;
 export const TOOLS_SCHEMA_PATH = `${MCP_DIR}/tools.schema.json`;
 export const SERVER_JSON_PATH = `${MCP_DIR}/server.json`;

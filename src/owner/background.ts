@@ -1,11 +1,13 @@
 // Starting an owner for a command that needs one (`mcp stdio --autostart`, `sessions launch`):
 // `roundtable start` detached, its output in .roundtable/logs/owner.log, and a wait until it is up.
+
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { LAYOUT } from "../layout.ts";
 import { findOwner, type OwnerInfo } from "./presence.ts";
 import { launchCommand } from "./self.ts";
 
-export const OWNER_LOG = ".roundtable/logs/owner.log";
+export const OWNER_LOG = LAYOUT.ownerLog;
 
 /**
  * Starts an owner for `root` and waits (15 s at most) until `ready` says the owner that published
@@ -15,7 +17,7 @@ export async function startOwnerInBackground(
 	root: string,
 	ready: (owner: OwnerInfo) => boolean | Promise<boolean> = () => true,
 ): Promise<OwnerInfo> {
-	mkdirSync(join(root, ".roundtable", "logs"), { recursive: true, mode: 0o700 });
+	mkdirSync(join(root, LAYOUT.logs), { recursive: true, mode: 0o700 });
 	const logFd = openSync(join(root, OWNER_LOG), "a", 0o600);
 	const child = Bun.spawn([...launchCommand(), "start", "--root", root], {
 		detached: true,

@@ -1,6 +1,7 @@
 // The owner: the one process per project that holds the lock and serves the transports (`start`
 // serves HTTP and the socket; `mcp serve` the socket alone). It publishes where it listens, and on
 // SIGINT/SIGTERM stops accepting, drains calls in flight (bounded), and cleans up after itself.
+
 import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Coordinator } from "../chair/coordinator.ts";
@@ -10,6 +11,7 @@ import { endpointsOf } from "../config/peek.ts";
 import { systemContext } from "../context.ts";
 import { call, callerOf } from "../dispatch.ts";
 import { writeMcpAssets } from "../init/index.ts";
+import { DOT } from "../layout.ts";
 import { tryLock } from "../os/lock.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { resolveCapability } from "../sessions/capability.ts";
@@ -102,7 +104,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		const { socketPath } = endpointsOf(root, config.mcp);
 		socket = await startSocket(callerOf(rt), {
 			path: socketPath,
-			privateDir: dirname(socketPath).startsWith(join(root, ".roundtable")),
+			privateDir: dirname(socketPath).startsWith(join(root, DOT)),
 			maxFrameBytes: config.limits.max_frame_bytes,
 			readDeadlineMs: config.limits.read_deadline_seconds * 1000,
 			writeDeadlineMs: config.limits.write_deadline_seconds * 1000,

@@ -5,10 +5,11 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fsutil.ts";
+import { LAYOUT } from "../layout.ts";
 import { isAlive } from "../os/process.ts";
 
-export const OWNER_LOCK_PATH = ".roundtable/owner.lock";
-const OWNER_FILE_PATH = ".roundtable/owner.json";
+export const OWNER_LOCK_PATH = LAYOUT.ownerLock;
+const OWNER_FILE_PATH = LAYOUT.ownerFile;
 
 export interface OwnerInfo {
 	pid: number;

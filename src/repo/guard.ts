@@ -3,6 +3,7 @@
 // trusted: the opened descriptor's real path (/proc/self/fd) must be inside the root and outside
 // .git/ and .roundtable/, so swapping a symlink or a directory between a check and the read cannot
 // escape. That last check is the one that matters; the earlier ones give clear errors early.
+
 import {
 	closeSync,
 	constants,
@@ -15,10 +16,11 @@ import {
 } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { invalidArgument, notFound, ToolError } from "../errors.ts";
+import { DOT } from "../layout.ts";
 
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;
-const HIDDEN = new Set([".git", ".roundtable"]);
+const HIDDEN = new Set([".git", DOT]);
 // NOFOLLOW: a final symlink is resolved by us, not followed blindly; NONBLOCK: a FIFO cannot hang us.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 

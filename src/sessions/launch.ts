@@ -3,12 +3,14 @@
 // folder, runs the agent (in bubblewrap where it works: the project read-only, .roundtable/ hidden
 // but for that folder, its own $HOME with only the CLI's login folder, the network on), waits for
 // it, and then closes the session: capability revoked, socket gone, claims by their resume_policy.
+
 import { existsSync, lstatSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { constants, homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { endpointsOf } from "../config/peek.ts";
 import { operatorContext } from "../context.ts";
 import { call } from "../dispatch.ts";
+import { DOT, LAYOUT } from "../layout.ts";
 import { startOwnerInBackground } from "../owner/background.ts";
 import { findOwner } from "../owner/presence.ts";
 import { stdioCommand } from "../owner/self.ts";
@@ -193,9 +195,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	try {
 		privateDir(dir);
 		if (!(await waitForSocket(socket, 15_000)))
-			throw new LaunchError(
-				`the owner did not open the session's socket ${socket}; see .roundtable/logs/owner.log`,
-			);
+			throw new LaunchError(`the owner did not open the session's socket ${socket}; see ${LAYOUT.ownerLog}`);
 		const client = clientArgv(adapterName, adapter.command, dir, root);
 		const argv = o.command ?? client.argv;
 		const env = childEnv(
@@ -219,7 +219,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 						visible: [root, dirname(process.execPath), stdioDir(), installOf(argv[0], env.PATH)].filter(
 							(p): p is string => p !== undefined,
 						),
-						hide: [join(root, ".roundtable"), legacy],
+						hide: [join(root, DOT), legacy],
 						alsoWritable: [
 							...loginPaths(adapterName, env, home).filter((p) => existsSync(p)),
 							...(socket.startsWith(dir) ? [] : [socket]),

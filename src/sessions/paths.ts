@@ -1,12 +1,14 @@
 // Where a launched session's files live: `.roundtable/sessions/<id>/` (0700), holding its MCP
 // socket and its per-launch client configuration. A socket path longer than the kernel takes
 // (sun_path: 108 bytes with its NUL) moves to a private 0700 runtime folder under a short name.
+
 import { chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
+import { LAYOUT } from "../layout.ts";
 
-export const SESSIONS_DIR = ".roundtable/sessions";
+export const SESSIONS_DIR = LAYOUT.sessions;
 const MAX_SOCKET_PATH_BYTES = 107;
 
 export const sessionDir = (root: string, id: string) => join(root, SESSIONS_DIR, id);

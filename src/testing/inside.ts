@@ -1,10 +1,12 @@
 // Where a path named in a test command really leads, for the argument rules (src/domain/test-args.ts):
 // followed one component at a time through the filesystem as the kernel would, so `link/..` leaves
 // through the link's target and a symlink out is out, never judged by its spelling.
+
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { checkArguments, type PathCheck, type Refusal, rulesFor } from "../domain/test-args.ts";
 import { ToolError } from "../errors.ts";
+import { DOT } from "../layout.ts";
 
 const exists = (p: string) => {
 	try {
@@ -35,7 +37,7 @@ export function insideOf(root: string): PathCheck {
 			return `leads outside the run's directory (to ${at})`;
 		// Agents write there (patches, logs): not test code, whatever its name says.
 		const first = at.slice(realRoot.length + 1).split(sep)[0];
-		if (first === ".roundtable" || first === ".git") return `leads into ${first}/, which holds no tests`;
+		if (first === DOT || first === ".git") return `leads into ${first}/, which holds no tests`;
 		if (mustExist && missing) return "does not exist in the run's directory";
 		return undefined;
 	};

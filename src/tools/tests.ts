@@ -1,12 +1,14 @@
 // test.run, test.get_result, test.evidence.submit and test.suggest. A run is recorded `running`
 // before it starts and finished when it ends; its log goes to .roundtable/testlogs/<id>.log (our id,
 // never the caller's text). A failing test is a result, not a tool error.
+
 import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { withRepository } from "../apply/recover.ts";
 import { actorId } from "../context.ts";
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { writeFileAtomic } from "../fsutil.ts";
+import { LAYOUT } from "../layout.ts";
 import { isAlive } from "../os/process.ts";
 import { patchPath } from "../patches.ts";
 import type { Args, Result } from "../registry/index.ts";
@@ -38,7 +40,7 @@ import type { TestRunStatus } from "../vocabulary/statuses.ts";
 import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
 import type { Done, Env, Key, Ticket } from "./env.ts";
 
-export const TESTLOGS_DIR = ".roundtable/testlogs";
+export const TESTLOGS_DIR = LAYOUT.testlogs;
 const logPath = (root: string, id: string) => join(root, TESTLOGS_DIR, `${id}.log`);
 const SUMMARY_LINES = 10;
 const RESULT_LOG_BYTES = 64 * 1024;

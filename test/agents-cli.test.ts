@@ -3,7 +3,8 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, tempDir } from "./helpers.ts";
+import { cliHere as runCli } from "./_helpers/cli.ts";
+import { tempDir } from "./helpers.ts";
 
 interface Agent {
 	id: string;

@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ApprovalRecord } from "../src/vocabulary/records.ts";
-import { expectDeclaredOutput, runCli, tempDir } from "./helpers.ts";
+import { cliHere as runCli } from "./_helpers/cli.ts";
+import { expectDeclaredOutput, tempDir } from "./helpers.ts";
 
 let root: string;
 let taskId: string;

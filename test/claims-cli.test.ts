@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClaimRecord } from "../src/vocabulary/records.ts";
-import { runCli, tempDir, UUID7 } from "./helpers.ts";
+import { cliHere as runCli } from "./_helpers/cli.ts";
+import { tempDir, UUID7 } from "./helpers.ts";
 
 const CLAIM_ID = `C-${UUID7}`;
 

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { Briefing } from "../src/sessions/briefing.ts";
 import type { SessionRow } from "../src/store/sessions.ts";
 import { nowIso } from "../src/vocabulary/ids.ts";
-import { allEvents, makeProject, type Project, RFC3339_MS_UTC, runCli } from "./helpers.ts";
+import { cliHere as runCli } from "./_helpers/cli.ts";
+import { allEvents, makeProject, type Project, RFC3339_MS_UTC } from "./helpers.ts";
 
 // Each test runs the CLI several times; on a busy machine a spawn takes most of a second.
 setDefaultTimeout(30_000);

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { probeSandbox } from "../src/sandbox/index.ts";
 import { readRunSnapshot, renderRunView } from "../src/tui/run-view.ts";
 import type { TestRunRecord } from "../src/vocabulary/records.ts";
-import { runCli } from "./helpers.ts";
+import { cliHere as runCli } from "./_helpers/cli.ts";
 import { project, run } from "./test-run-helpers.ts";
 
 // 100,000 bytes of numbered lines: more than one 64 KiB page of test.get_result.

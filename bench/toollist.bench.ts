@@ -2,8 +2,8 @@
 // in bytes in all and per tool, against the 32 KiB budget (SPEC §10) and against the registry's
 // full schemas (what the list held before it was made lean: input and output schemas in full).
 import { jsonSchemas, TOOLS } from "../src/registry/index.ts";
-import { loopbackHttp } from "../test/loopback-http.ts";
-import { servedToolList } from "../test/raw-mcp.ts";
+import { loopbackHttp } from "../test/_helpers/loopback-http.ts";
+import { servedToolList } from "../test/_helpers/raw-mcp.ts";
 import { fmt, freshProject } from "./lib.ts";
 
 const BUDGET = 32 * 1024;

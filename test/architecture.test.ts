@@ -3,8 +3,8 @@
 // cycle and planted forbidden arrows in fixtures/import-rules.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { REPO } from "./_helpers/helpers.ts";
 import { cycles, importGraph, type Rule, violations } from "./_helpers/import-graph.ts";
-import { REPO } from "./helpers.ts";
 
 /** Packages that do I/O: the pure parts never import them. */
 const IO = [

@@ -65,7 +65,7 @@ export const FIXTURES_ENV = "ROUNDTABLE_CONFORMANCE_FIXTURES";
  */
 export async function conformanceFixtures(): Promise<McpExtension | undefined> {
 	if (process.env[FIXTURES_ENV] !== "1") return undefined;
-	const url = new URL("../../test/conformance-fixtures.ts", import.meta.url).href;
+	const url = new URL("../../test/_helpers/conformance-fixtures.ts", import.meta.url).href;
 	try {
 		return ((await import(url)) as { fixtures: McpExtension }).fixtures;
 	} catch (err) {

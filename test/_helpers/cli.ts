@@ -2,7 +2,7 @@
 // command prints and changes, where a subprocess is not what is tested (a subprocess costs a
 // second of start-up; test/cli.test.ts keeps the real thing). One at a time: the streams are global.
 import { main } from "../../src/cli/index.ts";
-import type { CliResult } from "../subprocess.ts";
+import type { CliResult } from "./subprocess.ts";
 
 let queue: Promise<unknown> = Promise.resolve();
 

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { openStore } from "../../src/store/index.ts";
 import * as V from "../../src/vocabulary/statuses.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../_helpers/helpers.ts";
 
 /** Table and column → the live list its CHECK must hold. */
 const EXPECTED: Record<string, readonly string[]> = {

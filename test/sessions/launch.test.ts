@@ -1,0 +1,417 @@
+// `roundtable sessions launch` with a real owner, the real CLI and real bubblewrap: a launched
+// agent (test/fixtures-scripts/agent-probe.ts) tries what it must not do and works through its
+// session's socket; its exit closes the session; claims follow their resume_policy. Then the session
+// socket itself (framing, the stdio bridge to it, a path too long for a socket) in process.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Subprocess } from "bun";
+import { call, callerOf } from "../../src/dispatch.ts";
+import { toolsFor } from "../../src/registry/index.ts";
+import { probeSandbox } from "../../src/sandbox/index.ts";
+import { capabilityHash, newCapability, principalOf } from "../../src/sessions/capability.ts";
+import { LaunchError, launch } from "../../src/sessions/launch.ts";
+import { privateDir, runtimeDir } from "../../src/sessions/paths.ts";
+import { InFlight } from "../../src/transports/inflight.ts";
+import { startSessionSocket } from "../../src/transports/session-socket.ts";
+import { commitAll, MAIN, makeProject, REPO, readyLine, runCli, tempDir } from "../_helpers/helpers.ts";
+
+const sandboxed = probeSandbox().kind === "bwrap";
+const PROBE = join(REPO, "test/fixtures-scripts/agent-probe.ts");
+
+let root = "";
+let url = "";
+let owner: Subprocess<"ignore", "pipe", "pipe"> | undefined;
+let ownerStderr: Promise<string> = Promise.resolve("");
+
+beforeAll(async () => {
+	root = tempDir("rt-launch-");
+	commitAll(root, { "README.md": "# launched\n", "src/a.ts": "export const a = 1;\n" });
+	expect((await runCli(["init", "--root", root])).code).toBe(0);
+	const config = join(root, ".roundtable/config.yaml");
+	writeFileSync(
+		config,
+		readFileSync(config, "utf8").replace("http_address: 127.0.0.1:7117", "http_address: 127.0.0.1:0"),
+	);
+	owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	ownerStderr = new Response(owner.stderr).text();
+	url = /http=(\S+)/.exec((await readyLine(owner, 20_000, () => ownerStderr)).ready)?.[1] as string;
+	const task = {
+		task_id: "T-1",
+		title: "t",
+		body_md: "b",
+		assigned_agent_id: "implementer-1",
+		readable_paths: ["src", "README.md"],
+	};
+	expect(
+		(await runCli(["mcp", "call", "--root", root, "--tool", "task.create", "--args", JSON.stringify(task)]))
+			.code,
+	).toBe(0);
+}, 60_000);
+
+afterAll(async () => {
+	owner?.kill("SIGTERM");
+	await owner?.exited;
+});
+
+/** Launches the probe as implementer-1 on T-1; `calls` are made through its session's socket. */
+async function launchProbe(calls: [string, object][] = [], extra: string[] = []) {
+	const r = await runCli(
+		[
+			"sessions",
+			"launch",
+			"--root",
+			root,
+			"--agent",
+			"implementer-1",
+			"--task",
+			"T-1",
+			...extra,
+			"--",
+			process.execPath,
+			PROBE,
+			root,
+			url,
+			join(root, ".roundtable/mcp/roundtable.sock"),
+		],
+		{ env: { ...process.env, ARGS_CALLS: JSON.stringify(calls) } },
+	);
+	const line = r.stdout.split("\n").find((l) => l.startsWith("{"));
+	if (!line) throw new Error(`no probe output (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
+	const session = /session (S-\S+) for implementer-1/.exec(r.stderr)?.[1] as string;
+	return { code: r.code, stderr: r.stderr, session, ...(JSON.parse(line) as Probe) };
+}
+
+interface Probe {
+	tries: Record<string, string>;
+	httpStatus: number;
+	tools: string[];
+	results: Record<string, unknown>[];
+	env: string[];
+}
+
+const operatorCall = async (tool: string, args: object) => {
+	const r = await runCli(["mcp", "call", "--root", root, "--tool", tool, "--args", JSON.stringify(args)]);
+	if (r.code !== 0) throw new Error(`${tool}: ${r.stderr}`);
+	return JSON.parse(r.stdout);
+};
+
+describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
+	test("cannot read .roundtable, reach the operator's doors or write the project; through its socket it works within its role", async () => {
+		const probe = await launchProbe([
+			["task.get", { task_id: "T-1" }],
+			["vote.cast", { proposal_id: "P-1", agent_id: "implementer-1", vote: "approve", reason_md: "x" }],
+		]);
+		expect(probe.code).toBe(0);
+		expect(probe.tries["read database"]).toStartWith("refused");
+		expect(probe.tries["read operator token"]).toStartWith("refused");
+		expect(probe.tries["legacy socket"]).toStartWith("refused");
+		expect(probe.tries["write project"]).toContain("read-only file system");
+		expect(probe.tries["read project"]).toBe("ok");
+		expect(probe.httpStatus).toBe(401);
+		expect(probe.tools).toEqual(toolsFor("Implementer").map((t) => t.name));
+		expect(probe.results[0]).toMatchObject({ task: { id: "T-1" } });
+		expect(probe.results[1]).toMatchObject({ error: { code: "permission_denied" } });
+		// Of Roundtable's variables, the four and only those; the capability in none of its output.
+		expect(probe.env).toEqual([
+			"ROUNDTABLE_CAPABILITY",
+			"ROUNDTABLE_ROOT",
+			"ROUNDTABLE_SESSION_ID",
+			"ROUNDTABLE_SESSION_SOCKET",
+		]);
+		expect(existsSync(join(root, "probe-was-here.txt"))).toBe(false);
+
+		// The session is closed: ended, revoked, its folder and socket gone; the owner saw its tools/list.
+		const listed = await runCli(["sessions", "list", "--root", root]);
+		expect(listed.stdout).toMatch(
+			new RegExp(`^${probe.session} implementer-1 ended .* capability revoked `, "m"),
+		);
+		expect(existsSync(join(root, ".roundtable/sessions", probe.session))).toBe(false);
+		const watched = await runCli(["watch", "--root", root, "--limit", "200", "--json"]);
+		const events = (
+			JSON.parse(watched.stdout) as { events: { type: string; payload: Record<string, unknown> }[] }
+		).events;
+		expect(
+			events.find((e) => e.type === "session.tools_listed" && e.payload.session_id === probe.session),
+		).toMatchObject({
+			payload: { tools: toolsFor("Implementer").length },
+		});
+		expect(
+			events.find((e) => e.type === "session.closed" && e.payload.session_id === probe.session),
+		).toMatchObject({
+			payload: { reason: "exit 0" },
+		});
+	}, 60_000);
+
+	test("claims follow their resume_policy when the session ends: hold stays, release is released, suspend is suspended", async () => {
+		const claim = (id: string, resume_policy: string) =>
+			[
+				"resource.claim",
+				{
+					claim_id: id,
+					agent_id: "implementer-1",
+					task_id: "T-1",
+					resource_type: "endpoint",
+					resource_id: `endpoint:${id}`,
+					claim_type: "write",
+					resume_policy,
+				},
+			] as [string, object];
+		const probe = await launchProbe([
+			claim("C-hold", "hold"),
+			claim("C-release", "release"),
+			claim("C-suspend", "suspend"),
+		]);
+		expect(probe.results.map((r) => (r as { claim?: { status: string } }).claim?.status)).toEqual([
+			"active",
+			"active",
+			"active",
+		]);
+		const status = async (id: string) =>
+			(
+				(await operatorCall("resource.claim_status", { resource_id: `endpoint:${id}` })) as {
+					claims: { status: string; status_reason: string | null }[];
+				}
+			).claims[0];
+		expect(await status("C-hold")).toMatchObject({ status: "active" });
+		expect(await status("C-release")).toMatchObject({
+			status: "released",
+			status_reason: `session ${probe.session} ended: exit 0`,
+		});
+		expect(await status("C-suspend")).toMatchObject({ status: "suspended" });
+	}, 60_000);
+});
+
+test("the exit status is the agent's, and a session that could not start is closed", async () => {
+	const r = await runCli([
+		"sessions",
+		"launch",
+		"--root",
+		root,
+		"--agent",
+		"reviewer-1",
+		"--",
+		"/bin/sh",
+		"-c",
+		"exit 3",
+	]);
+	expect(r.code).toBe(3);
+	const session = /session (S-\S+) for reviewer-1/.exec(r.stderr)?.[1] as string;
+	expect((await runCli(["sessions", "list", "--root", root])).stdout).toMatch(
+		new RegExp(`^${session} reviewer-1 ended .* capability revoked `, "m"),
+	);
+	const refused = await runCli([
+		"sessions",
+		"launch",
+		"--root",
+		root,
+		"--agent",
+		"implementer-2",
+		"--task",
+		"T-1",
+		"--",
+		"/bin/true",
+	]);
+	expect(refused.code).toBe(1);
+	expect(refused.stderr).toContain("task T-1 is assigned to implementer-1, not implementer-2");
+	expect((await runCli(["sessions", "launch", "--root", root, "--agent", "reviewer-1", "--"])).code).toBe(2);
+}, 60_000);
+
+test("sessions.sandbox required where bubblewrap is unusable: refused before anything is minted", async () => {
+	const fakeBin = tempDir("rt-fake-bwrap-");
+	writeFileSync(
+		join(fakeBin, "bwrap"),
+		"#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+		{
+			mode: 0o755,
+		},
+	);
+	const config = join(root, ".roundtable/config.yaml");
+	const before = readFileSync(config, "utf8");
+	writeFileSync(config, before.replace(/(sessions:\n(?:.*\n)*? {2}sandbox: )auto/, "$1required"));
+	try {
+		const sessions = (await runCli(["sessions", "list", "--root", root])).stdout;
+		const r = await runCli(
+			["sessions", "launch", "--root", root, "--agent", "reviewer-1", "--", "/bin/true"],
+			{
+				env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH}` },
+			},
+		);
+		expect(r.code).toBe(1);
+		expect(r.stderr).toContain(
+			"sessions.sandbox is required, but there is no sandbox here: bubblewrap is unusable here: bwrap: No permissions to create new namespace",
+		);
+		expect((await runCli(["sessions", "list", "--root", root])).stdout).toBe(sessions);
+	} finally {
+		writeFileSync(config, before);
+	}
+}, 60_000);
+
+test("sessions.sandbox off: the session still works, and says loudly that the agent can reach the operator's files", async () => {
+	const config = join(root, ".roundtable/config.yaml");
+	const before = readFileSync(config, "utf8");
+	writeFileSync(
+		config,
+		before.replace(/sessions:\n {2}capability_ttl_seconds: 28800\n( {2}#.*\n)* {2}sandbox: auto/, (m) =>
+			m.replace("sandbox: auto", "sandbox: off"),
+		),
+	);
+	try {
+		const probe = await launchProbe([["task.get", { task_id: "T-1" }]]);
+		expect(probe.stderr).toContain("WARNING: no sandbox (sessions.sandbox is off): the agent runs as you");
+		expect(probe.tries["read operator token"]).toBe("ok");
+		expect(probe.results[0]).toMatchObject({ task: { id: "T-1" } });
+	} finally {
+		writeFileSync(config, before);
+	}
+}, 60_000);
+
+describe("the session socket, in process", async () => {
+	const p = await makeProject({
+		config: "limits:\n  max_frame_bytes: 65536\n",
+	});
+	await call(
+		p.rt,
+		"task.create",
+		{ task_id: "T-s", title: "t", body_md: "b", assigned_agent_id: "implementer-1" },
+		p.ctx,
+	);
+	const { session } = await call(
+		p.rt,
+		"session.mint",
+		{
+			agent_id: "implementer-1",
+			capability_sha256: capabilityHash(newCapability()),
+			task_id: "T-s",
+			endpoint: true,
+		},
+		p.ctx,
+	);
+	const socket = await startSessionSocket(callerOf(p.rt), {
+		path: session.mcp_socket as string,
+		principal: principalOf(session),
+		maxFrameBytes: 65536,
+		maxConnections: 4,
+		inflight: new InFlight(),
+	});
+	afterAll(() => socket.close());
+
+	/** A raw connection: what each line sent is answered with. */
+	async function exchange(lines: (string | Uint8Array)[], answers: number) {
+		const got: Record<string, unknown>[] = [];
+		let buffer = "";
+		let done!: () => void;
+		const finished = new Promise<void>((resolve) => {
+			done = resolve;
+		});
+		const s = await Bun.connect({
+			unix: socket.path,
+			socket: {
+				data(_s, chunk) {
+					buffer += new TextDecoder().decode(chunk);
+					for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+						got.push(JSON.parse(buffer.slice(0, nl)));
+						buffer = buffer.slice(nl + 1);
+					}
+					if (got.length >= answers) done();
+				},
+			},
+		});
+		for (const line of lines) s.write(typeof line === "string" ? `${line}\n` : line);
+		await Promise.race([finished, Bun.sleep(5000)]);
+		s.end();
+		return got;
+	}
+
+	test("framing as seed 001 says: −32700 for bad JSON, bad UTF-8 and an oversized line (drained, the stream goes on), −32600 for a bad envelope", async () => {
+		const initialize = JSON.stringify({
+			jsonrpc: "2.0",
+			id: 7,
+			method: "initialize",
+			params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+		});
+		const got = await exchange(
+			[
+				"{not json",
+				new Uint8Array([0xff, 0xfe, 0x0a]),
+				`${"x".repeat(70_000)}`,
+				'{"jsonrpc":"2.0","id":1}',
+				"[1,2]",
+				initialize,
+			],
+			6,
+		);
+		expect(got.map((m) => (m.error as { code: number } | undefined)?.code ?? "ok")).toEqual([
+			-32700,
+			-32700,
+			-32700,
+			-32600,
+			-32600,
+			"ok",
+		]);
+		expect(got[5]).toMatchObject({ id: 7, result: { serverInfo: { name: "roundtable" } } });
+	});
+
+	test("`roundtable mcp stdio` with ROUNDTABLE_SESSION_SOCKET set bridges to it: the role's tools, calls as the agent", async () => {
+		const client = new Client({ name: "bridged", version: "1" });
+		await client.connect(
+			new StdioClientTransport({
+				command: process.execPath,
+				args: [MAIN, "mcp", "stdio"],
+				env: { ...(process.env as Record<string, string>), ROUNDTABLE_SESSION_SOCKET: socket.path },
+			}),
+		);
+		try {
+			const { tools } = await client.listTools();
+			expect(tools.map((t) => t.name)).toEqual(toolsFor("Implementer").map((t) => t.name));
+			const got = await client.callTool({ name: "task.get", arguments: { task_id: "T-s" } });
+			expect(got.structuredContent).toMatchObject({ task: { id: "T-s" } });
+			const refused = await client.callTool({ name: "resource.claim_status", arguments: { agent_id: "x" } });
+			expect(refused.isError).toBeFalsy();
+		} finally {
+			await client.close();
+		}
+	});
+
+	test("a socket path too long for the kernel moves to a private runtime folder", async () => {
+		const deep = join(tempDir("rt-long-"), "a-rather-long-folder-name-for-a-project", "and-deeper-still");
+		mkdirSync(deep, { recursive: true });
+		const q = await makeProject({ root: deep });
+		const minted = await call(
+			q.rt,
+			"session.mint",
+			{ agent_id: "reviewer-1", capability_sha256: capabilityHash(newCapability()), endpoint: true },
+			q.ctx,
+		);
+		const path = minted.session.mcp_socket as string;
+		expect(path.startsWith(runtimeDir())).toBe(true);
+		privateDir(runtimeDir());
+		expect(Buffer.byteLength(path)).toBeLessThanOrEqual(107);
+		const s = await startSessionSocket(callerOf(q.rt), {
+			path,
+			principal: principalOf(minted.session),
+			maxFrameBytes: 65536,
+			maxConnections: 1,
+			inflight: new InFlight(),
+		});
+		expect(existsSync(path)).toBe(true);
+		// The socket 0600, in a folder only its owner may enter.
+		expect(statSync(path).mode & 0o777).toBe(0o600);
+		expect(statSync(runtimeDir()).mode & 0o777).toBe(0o700);
+		s.close();
+		expect(existsSync(path)).toBe(false);
+	});
+
+	test("launching refuses where loopback HTTP needs no credential (the agent could be the operator there)", async () => {
+		const q = await makeProject({ config: "mcp:\n  loopback_auth: none\n" });
+		await expect(
+			launch(q.rt, { agent: "reviewer-1", command: ["/bin/true"], log: () => {} }),
+		).rejects.toBeInstanceOf(LaunchError);
+	});
+});

@@ -16,9 +16,9 @@ export const configTools = [
 		description: "Make the agents table match the config in effect.",
 		details:
 			"Adds the agents the config describes (`agent.registered`), updates changed ones (`agent.updated`), re-enables those the config had removed and now has again (`agent.enabled`), and disables, never deletes, those it no longer has (`agent.disabled`). An agent the operator disabled stays disabled.",
-		args: type({}),
+		args: () => type({}),
 		argDocs: { idempotency_key: "Syncs once on retry." },
-		output: type({ added: ids, updated: ids, enabled: ids, disabled: ids }),
+		output: () => type({ added: ids, updated: ids, enabled: ids, disabled: ids }),
 		mutates: true,
 		idempotent: true,
 	}),
@@ -30,13 +30,14 @@ export const configTools = [
 		description: "Record that the owner applied a new revision of the config or the policy.",
 		details:
 			"A `config.reloaded` event: the file, its content hash before and after, the keys that changed and, for the config, those that take effect only at the next start.",
-		args: type({
-			file: nonBlank,
-			sha256: "string | null",
-			previous_sha256: "string | null",
-			changed_keys: "string[]",
-			"needs_restart?": "string[]",
-		}),
+		args: () =>
+			type({
+				file: nonBlank,
+				sha256: "string | null",
+				previous_sha256: "string | null",
+				changed_keys: "string[]",
+				"needs_restart?": "string[]",
+			}),
 		argDocs: {
 			file: "The file reloaded.",
 			sha256: "Its content hash now (null: gone).",
@@ -45,7 +46,7 @@ export const configTools = [
 			needs_restart: "Changed keys that wait for a restart.",
 			idempotency_key: "Records once on retry.",
 		},
-		output: type({ event: eventRecord }),
+		output: () => type({ event: eventRecord() }),
 		mutates: true,
 	}),
 ] as const;

@@ -21,18 +21,19 @@ export const governanceTools = [
 			"Ask the operator to approve a proposal or task; the operator decides with approval_id and status. Next: human.approval_status.",
 		details:
 			"Without `status`: ask the operator to approve a proposal (or a task); the request is `requested` and bound to the proposal's current patch revision (`approval_id`, if given, is its id). With `approval_id` and `status` approved or rejected: record the operator's decision on that request (operator only; agents cannot decide). The latest decision on the current revision counts, so a later rejection revokes an earlier approval. An approval satisfies the human gate only, never the vote quorum; with `override_policy` it may override a security veto.",
-		args: type({
-			subject: nonBlank,
-			reason_md: nonBlank,
-			"approval_id?": callerId,
-			"proposal_id?": callerId,
-			"task_id?": callerId,
-			"requested_by?": callerId,
-			"status?": "'approved' | 'rejected'",
-			"decision_md?": nonBlank,
-			"decided_by?": callerId,
-			"override_policy?": "boolean",
-		}),
+		args: () =>
+			type({
+				subject: nonBlank,
+				reason_md: nonBlank,
+				"approval_id?": callerId,
+				"proposal_id?": callerId,
+				"task_id?": callerId,
+				"requested_by?": callerId,
+				"status?": "'approved' | 'rejected'",
+				"decision_md?": nonBlank,
+				"decided_by?": callerId,
+				"override_policy?": "boolean",
+			}),
 		argDocs: {
 			subject: "What to approve.",
 			reason_md: "Why a human must.",
@@ -46,7 +47,7 @@ export const governanceTools = [
 			override_policy: "Also override a security veto.",
 			idempotency_key: "Asks once on retry.",
 		},
-		output: type({ approval: approvalRecord }),
+		output: () => type({ approval: approvalRecord() }),
 		mutates: true,
 	}),
 	tool({
@@ -57,11 +58,11 @@ export const governanceTools = [
 		description: "Whether an approval is decided and counts for the current diff. Next: patch.validate.",
 		details:
 			"Fetch one human approval and its status, and whether it counts for its proposal now (it was decided on the proposal's current patch revision).",
-		args: type({ approval_id: callerId }),
+		args: () => type({ approval_id: callerId }),
 		argDocs: {
 			approval_id: "Approval to check.",
 		},
-		output: type({ approval: approvalRecord, current: "boolean" }),
+		output: () => type({ approval: approvalRecord(), current: "boolean" }),
 		mutates: false,
 	}),
 	tool({
@@ -76,15 +77,16 @@ export const governanceTools = [
 			"Scan a proposal or resource for secrets and risky commands, or record a verdict (status). Next: patch.validate.",
 		details:
 			"Without `status`: scan a proposal's added lines (or, with only `resource_id`, that resource's current content) for dangerous commands and secrets; each finding has path, line, code and severity, and a critical finding vetoes (otherwise findings mean needs_changes, none means approved). With `status` (approved, needs_changes or veto): record a manual review. Reviews of a proposal bind to its current patch revision.",
-		args: type({
-			"review_id?": callerId,
-			"proposal_id?": callerId,
-			"resource_id?": nonBlank,
-			"task_id?": callerId,
-			"reviewer_id?": callerId,
-			"status?": type.enumerated(...REVIEW_STATUSES),
-			"summary_md?": nonBlank,
-		}),
+		args: () =>
+			type({
+				"review_id?": callerId,
+				"proposal_id?": callerId,
+				"resource_id?": nonBlank,
+				"task_id?": callerId,
+				"reviewer_id?": callerId,
+				"status?": type.enumerated(...REVIEW_STATUSES),
+				"summary_md?": nonBlank,
+			}),
 		argDocs: {
 			review_id: "Own id (default new SR-).",
 			proposal_id: "Proposal to review.",
@@ -95,7 +97,7 @@ export const governanceTools = [
 			summary_md: "Default from findings.",
 			idempotency_key: "Reviews once on retry.",
 		},
-		output: type({ review: securityReviewRecord, findings: findingRecord.array() }),
+		output: () => type({ review: securityReviewRecord(), findings: findingRecord().array() }),
 		mutates: true,
 	}),
 	tool({
@@ -106,12 +108,13 @@ export const governanceTools = [
 		description: "Approve or reject a requested human approval.",
 		details:
 			"The operator's decision on a human approval request: `approved` or `rejected`, with the reasoning. It binds to the revision the request was made on; the latest decision on the current revision counts, so a later rejection revokes an earlier approval. With `override_policy` an approval also overrides a security veto. An `approval.decided` event.",
-		args: type({
-			approval_id: callerId,
-			status: "'approved' | 'rejected'",
-			"decision_md?": nonBlank,
-			"override_policy?": "boolean",
-		}),
+		args: () =>
+			type({
+				approval_id: callerId,
+				status: "'approved' | 'rejected'",
+				"decision_md?": nonBlank,
+				"override_policy?": "boolean",
+			}),
 		argDocs: {
 			approval_id: "The request.",
 			status: "approved or rejected.",
@@ -120,7 +123,7 @@ export const governanceTools = [
 			idempotency_key: "Decides once on retry.",
 			expected_revision: "Approval revision you read.",
 		},
-		output: type({ approval: approvalRecord }),
+		output: () => type({ approval: approvalRecord() }),
 		mutates: true,
 		updates: true,
 	}),

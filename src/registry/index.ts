@@ -70,7 +70,7 @@ export interface Tool {
 	details: string;
 	/** Full input schema: the tool's arguments plus the common ones; unknown keys rejected. */
 	readonly input: Type<object>;
-	output: Type<object>;
+	readonly output: Type<object>;
 	mutates: boolean;
 	updates: boolean;
 	annotations: {
@@ -90,6 +90,7 @@ export interface Tool {
 
 function build(spec: ToolSpec): Tool {
 	let input: Type<object> | undefined;
+	let output: Type<object> | undefined;
 	return {
 		name: spec.name as ToolName,
 		family: spec.family,
@@ -100,14 +101,17 @@ function build(spec: ToolSpec): Tool {
 		// Built on first use: composing 43 schemas up front would cost every CLI call ~60 ms.
 		get input() {
 			if (!input) {
-				let t = spec.args as Type<object>;
+				let t = spec.args() as Type<object>;
 				if (spec.mutates) t = t.merge({ "idempotency_key?": idempotencyKey }) as Type<object>;
 				if (spec.updates) t = t.merge({ "expected_revision?": positiveInt }) as Type<object>;
 				input = t.onUndeclaredKey("reject");
 			}
 			return input;
 		},
-		output: spec.output as Type<object>,
+		get output() {
+			output ??= spec.output() as Type<object>;
+			return output;
+		},
 		mutates: spec.mutates,
 		updates: spec.updates ?? false,
 		annotations: {

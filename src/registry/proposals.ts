@@ -12,7 +12,7 @@ import { PROPOSAL_STATUSES, RISKS, VOTES } from "../vocabulary/statuses.ts";
 import { REVIEWERS_AND_AUTHOR, tool } from "./types.ts";
 
 const proposalId = type({ proposal_id: callerId });
-const proposalOutput = type({ proposal: proposalRecord, proposal_resources: "string[]" });
+const proposalOutput = type({ proposal: proposalRecord(), proposal_resources: "string[]" });
 const gate = type({ gate: "string", ok: "boolean", reason: "string" });
 
 /** What the policy engine says of a proposal (src/policy/types.ts Evaluation). */
@@ -51,19 +51,20 @@ export const proposalTools = [
 			"Submit a diff for a task once your write claims cover it. Next: patch.validate, then proposal.request_review.",
 		details:
 			"Submit a change to a task as a patch proposal (status `pending`). The patch is a unified diff (git-style or plain); it is stored by its sha256 as patch revision 1. Every file it touches becomes an affected resource unless an explicit file, symbol or directory resource covers it, and your live write or exclusive claims must cover every affected resource.",
-		args: type({
-			task_id: callerId,
-			agent_id: callerId,
-			title: nonBlank,
-			summary_md: nonBlank,
-			affected_resources: nonBlank.array(),
-			risk: type.enumerated(...RISKS),
-			patch: nonBlank,
-			"expected_tests?": nonBlank.array(),
-			"rollback_notes?": nonBlank,
-			"proposal_id?": callerId,
-			"run_id?": callerId,
-		}),
+		args: () =>
+			type({
+				task_id: callerId,
+				agent_id: callerId,
+				title: nonBlank,
+				summary_md: nonBlank,
+				affected_resources: nonBlank.array(),
+				risk: type.enumerated(...RISKS),
+				patch: nonBlank,
+				"expected_tests?": nonBlank.array(),
+				"rollback_notes?": nonBlank,
+				"proposal_id?": callerId,
+				"run_id?": callerId,
+			}),
 		argDocs: {
 			task_id: "Task it implements.",
 			agent_id: "The author: you.",
@@ -78,7 +79,7 @@ export const proposalTools = [
 			run_id: "Run it belongs to.",
 			idempotency_key: "No second proposal on retry.",
 		},
-		output: proposalOutput,
+		output: () => proposalOutput,
 		mutates: true,
 	}),
 	tool({
@@ -91,12 +92,13 @@ export const proposalTools = [
 			"Replace your open proposal's diff, e.g. after revise votes; older votes and checks stop counting. Next: proposal.request_review.",
 		details:
 			"Replace a proposal's patch with a new revision (its author only). The proposal goes back to `pending`, and votes, reviews, approvals and test results about older revisions stop counting.",
-		args: type({
-			proposal_id: callerId,
-			agent_id: callerId,
-			patch: nonBlank,
-			"affected_resources?": nonBlank.array(),
-		}),
+		args: () =>
+			type({
+				proposal_id: callerId,
+				agent_id: callerId,
+				patch: nonBlank,
+				"affected_resources?": nonBlank.array(),
+			}),
 		argDocs: {
 			proposal_id: "Your proposal.",
 			agent_id: "The author: you.",
@@ -105,7 +107,7 @@ export const proposalTools = [
 			idempotency_key: "One revision on retry.",
 			expected_revision: "Proposal revision you read.",
 		},
-		output: proposalOutput,
+		output: () => proposalOutput,
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -119,16 +121,17 @@ export const proposalTools = [
 			"A proposal with its diff; read it before voting or revising. Next: vote.cast or patch.validate.",
 		details:
 			"Fetch one proposal, its affected resources and its patch revisions (with the current patch text).",
-		args: proposalId,
+		args: () => proposalId,
 		argDocs: {
 			proposal_id: "Proposal to fetch.",
 		},
-		output: type({
-			proposal: proposalRecord,
-			proposal_resources: "string[]",
-			revisions: patchRevisionRecord.array(),
-			patch: "string | null",
-		}),
+		output: () =>
+			type({
+				proposal: proposalRecord(),
+				proposal_resources: "string[]",
+				revisions: patchRevisionRecord().array(),
+				patch: "string | null",
+			}),
 		mutates: false,
 	}),
 	tool({
@@ -139,14 +142,15 @@ export const proposalTools = [
 		description: "Proposals, oldest first, to find reviews. Next: proposal.get one.",
 		details:
 			"List proposals, oldest first, filtered by task, status, author or run. Pages with `limit` and `cursor`.",
-		args: type({
-			"task_id?": callerId,
-			"status?": type.enumerated(...PROPOSAL_STATUSES),
-			"agent_id?": callerId,
-			"run_id?": callerId,
-			"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
-			"cursor?": nonBlank,
-		}),
+		args: () =>
+			type({
+				"task_id?": callerId,
+				"status?": type.enumerated(...PROPOSAL_STATUSES),
+				"agent_id?": callerId,
+				"run_id?": callerId,
+				"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
+				"cursor?": nonBlank,
+			}),
 		argDocs: {
 			task_id: "Only this task's.",
 			status: "Only this status.",
@@ -155,7 +159,7 @@ export const proposalTools = [
 			limit: "Page size (default 200).",
 			cursor: "Previous next_cursor.",
 		},
-		output: type({ proposals: proposalRecord.array(), next_cursor: "string | null" }),
+		output: () => type({ proposals: proposalRecord().array(), next_cursor: "string | null" }),
 		mutates: false,
 	}),
 	tool({
@@ -167,21 +171,22 @@ export const proposalTools = [
 			"Put a pending proposal in review; names reviewers and gates. Next: reviewers vote.cast; test.run; security.review or human.request_approval if required.",
 		details:
 			"Move a pending proposal into review and name the roles that should review it (Reviewer, plus what the policy's detected profiles and risk require) and the enabled agents of those roles (never the author).",
-		args: proposalId,
+		args: () => proposalId,
 		argDocs: {
 			proposal_id: "Proposal to review.",
 			idempotency_key: "Requests once on retry.",
 			expected_revision: "Proposal revision you read.",
 		},
-		output: type({
-			proposal: proposalRecord,
-			proposal_resources: "string[]",
-			review_roles: "string[]",
-			reviewers: type({ role: "string", agent_id: "string | null", adapter: "string | null" }).array(),
-			policy: evaluationRecord,
-			human_approval_required: "boolean",
-			security_review_required: "boolean",
-		}),
+		output: () =>
+			type({
+				proposal: proposalRecord(),
+				proposal_resources: "string[]",
+				review_roles: "string[]",
+				reviewers: type({ role: "string", agent_id: "string | null", adapter: "string | null" }).array(),
+				policy: evaluationRecord,
+				human_approval_required: "boolean",
+				security_review_required: "boolean",
+			}),
 		mutates: true,
 		updates: true,
 	}),
@@ -193,7 +198,7 @@ export const proposalTools = [
 		title: "Withdraw a proposal",
 		description: "Withdraw your open proposal. Next: resource.release claims you no longer need.",
 		details: "Withdraw your own pending or in-review proposal.",
-		args: type({ proposal_id: callerId, agent_id: callerId, "reason_md?": nonBlank }),
+		args: () => type({ proposal_id: callerId, agent_id: callerId, "reason_md?": nonBlank }),
 		argDocs: {
 			proposal_id: "Your proposal.",
 			agent_id: "The author: you.",
@@ -201,7 +206,7 @@ export const proposalTools = [
 			idempotency_key: "Withdraws once on retry.",
 			expected_revision: "Proposal revision you read.",
 		},
-		output: proposalOutput,
+		output: () => proposalOutput,
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -222,13 +227,14 @@ export const proposalTools = [
 			"Your verdict on a proposal's current diff; replaces your last vote. Next: patch.validate shows the quorum.",
 		details:
 			"Vote on the proposal's current patch revision: approve, approve_with_notes, revise, reject, veto or abstain. One vote per agent per proposal: a new vote replaces yours. The author's own vote never counts toward quorum.",
-		args: type({
-			proposal_id: callerId,
-			agent_id: callerId,
-			vote: type.enumerated(...VOTES),
-			reason_md: nonBlank,
-			"confidence?": type("0 <= number <= 1").describe("a number from 0 to 1"),
-		}),
+		args: () =>
+			type({
+				proposal_id: callerId,
+				agent_id: callerId,
+				vote: type.enumerated(...VOTES),
+				reason_md: nonBlank,
+				"confidence?": type("0 <= number <= 1").describe("a number from 0 to 1"),
+			}),
 		argDocs: {
 			proposal_id: "Proposal to vote on.",
 			agent_id: "The voter: you.",
@@ -237,7 +243,7 @@ export const proposalTools = [
 			confidence: "0 to 1.",
 			idempotency_key: "Votes once on retry.",
 		},
-		output: type({ vote: voteRecord, replaced: "boolean" }),
+		output: () => type({ vote: voteRecord(), replaced: "boolean" }),
 		mutates: true,
 	}),
 	tool({
@@ -248,17 +254,19 @@ export const proposalTools = [
 		description: "A proposal's votes; only those on patch_revision count. Next: patch.validate.",
 		details:
 			"List the votes on a proposal, oldest first, with the patch revision each saw; only votes on `patch_revision` count. Pages with `limit` and `cursor`.",
-		args: type({
-			proposal_id: callerId,
-			"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
-			"cursor?": nonBlank,
-		}),
+		args: () =>
+			type({
+				proposal_id: callerId,
+				"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
+				"cursor?": nonBlank,
+			}),
 		argDocs: {
 			proposal_id: "Proposal voted on.",
 			limit: "Page size (default 200).",
 			cursor: "Previous next_cursor.",
 		},
-		output: type({ votes: voteRecord.array(), next_cursor: "string | null", patch_revision: positiveInt }),
+		output: () =>
+			type({ votes: voteRecord().array(), next_cursor: "string | null", patch_revision: positiveInt }),
 		mutates: false,
 	}),
 	tool({
@@ -272,15 +280,16 @@ export const proposalTools = [
 			"Record a decision later agents must follow. Next: memory.record if it is lasting knowledge.",
 		details:
 			"Record a decision and its rationale, optionally about a task, a proposal or a run. Decisions are append-only: a new decision never overwrites an old one.",
-		args: type({
-			decision: nonBlank,
-			rationale_md: nonBlank,
-			decided_by: callerId,
-			"proposal_id?": callerId,
-			"task_id?": callerId,
-			"run_id?": callerId,
-			"decision_id?": callerId,
-		}),
+		args: () =>
+			type({
+				decision: nonBlank,
+				rationale_md: nonBlank,
+				decided_by: callerId,
+				"proposal_id?": callerId,
+				"task_id?": callerId,
+				"run_id?": callerId,
+				"decision_id?": callerId,
+			}),
 		argDocs: {
 			decision: "What, in a line.",
 			rationale_md: "Why.",
@@ -291,7 +300,7 @@ export const proposalTools = [
 			decision_id: "Own id (default new D-).",
 			idempotency_key: "Records once on retry.",
 		},
-		output: type({ decision: decisionRecord }),
+		output: () => type({ decision: decisionRecord() }),
 		mutates: true,
 	}),
 	tool({
@@ -303,20 +312,21 @@ export const proposalTools = [
 			"Each gate to apply, with why it fails; changes nothing. Next: fix failing gates, then patch.apply.",
 		details:
 			"Check a proposal without applying it and report every gate with a reason: claims (live, covering, not stale), the stored patch, parsing, coverage of every change, a trial `git apply --check`, and the policy gates (quorum, blockers, vetoes, roles, tests, rollback plan, human approval, security review). `valid` means it could be applied; `approvable` means policy allows it too. `reported_evidence` lists what testers reported on this revision (test.evidence.submit): shown, never counted as a pass.",
-		args: proposalId,
+		args: () => proposalId,
 		argDocs: {
 			proposal_id: "Proposal to check.",
 		},
-		output: type({
-			proposal: proposalRecord,
-			proposal_resources: "string[]",
-			valid: "boolean",
-			approvable: "boolean",
-			gates: gate.array(),
-			stale_claims: "string[]",
-			policy: evaluationRecord.or("null"),
-			reported_evidence: testEvidenceRecord.array(),
-		}),
+		output: () =>
+			type({
+				proposal: proposalRecord(),
+				proposal_resources: "string[]",
+				valid: "boolean",
+				approvable: "boolean",
+				gates: gate.array(),
+				stale_claims: "string[]",
+				policy: evaluationRecord.or("null"),
+				reported_evidence: testEvidenceRecord().array(),
+			}),
 		mutates: false,
 	}),
 	tool({
@@ -329,12 +339,13 @@ export const proposalTools = [
 			"Apply a proposal whose gates pass, as one reversible transaction. Next: task.update_status to done.",
 		details:
 			"Apply a pending or in-review proposal whose every policy gate passes, as one recorded, reversible transaction: under the repository lock the patch is checked with `git apply` on a scratch copy, journaled, written, then recorded. All or nothing, even across a crash. The proposal becomes `accepted` and the author's claims on the touched resources are released.",
-		args: type({
-			proposal_id: callerId,
-			"run_id?": callerId,
-			"applied_by?": callerId,
-			"transaction_id?": callerId,
-		}),
+		args: () =>
+			type({
+				proposal_id: callerId,
+				"run_id?": callerId,
+				"applied_by?": callerId,
+				"transaction_id?": callerId,
+			}),
 		argDocs: {
 			proposal_id: "Proposal to apply.",
 			run_id: "Default the proposal's.",
@@ -343,12 +354,13 @@ export const proposalTools = [
 			idempotency_key: "Applies once on retry.",
 			expected_revision: "Proposal revision you validated.",
 		},
-		output: type({
-			proposal: proposalRecord,
-			transaction: transactionRecord,
-			policy: evaluationRecord,
-			released_claims: "string[]",
-		}),
+		output: () =>
+			type({
+				proposal: proposalRecord(),
+				transaction: transactionRecord(),
+				policy: evaluationRecord,
+				released_claims: "string[]",
+			}),
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -361,12 +373,13 @@ export const proposalTools = [
 		title: "Reject a patch",
 		description: "Reject an open proposal and record why. Next: the author may proposal.create anew.",
 		details: "Reject a pending or in-review proposal and record the decision.",
-		args: type({
-			proposal_id: callerId,
-			reason_md: nonBlank,
-			"decided_by?": callerId,
-			"decision_id?": callerId,
-		}),
+		args: () =>
+			type({
+				proposal_id: callerId,
+				reason_md: nonBlank,
+				"decided_by?": callerId,
+				"decision_id?": callerId,
+			}),
 		argDocs: {
 			proposal_id: "Proposal to reject.",
 			reason_md: "Why.",
@@ -375,7 +388,7 @@ export const proposalTools = [
 			idempotency_key: "Rejects once on retry.",
 			expected_revision: "Proposal revision you read.",
 		},
-		output: type({ proposal: proposalRecord, decision: decisionRecord }),
+		output: () => type({ proposal: proposalRecord(), decision: decisionRecord() }),
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -389,7 +402,7 @@ export const proposalTools = [
 			"Operator: undo an applied transaction, unless its files changed since (see force). Next: task.update_status to reopen.",
 		details:
 			"Restore every file an applied transaction changed to its bytes and mode before it, as a transaction of its own under the same lock and journal as apply. Refused when a later transaction touched the same files, or when the files changed since the apply, unless `force`. The proposal becomes `rolled_back`. Operator only.",
-		args: type({ transaction_id: callerId, "force?": "boolean", "reason_md?": nonBlank }),
+		args: () => type({ transaction_id: callerId, "force?": "boolean", "reason_md?": nonBlank }),
 		argDocs: {
 			transaction_id: "Transaction to undo.",
 			force: "Overwrite later edits.",
@@ -397,11 +410,12 @@ export const proposalTools = [
 			idempotency_key: "Rolls back once on retry.",
 			expected_revision: "Transaction revision you read.",
 		},
-		output: type({
-			transaction: transactionRecord,
-			rolled_back: transactionRecord,
-			proposal: proposalRecord,
-		}),
+		output: () =>
+			type({
+				transaction: transactionRecord(),
+				rolled_back: transactionRecord(),
+				proposal: proposalRecord(),
+			}),
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -414,11 +428,12 @@ export const proposalTools = [
 		description: "Settle every apply or rollback a crash interrupted; the owner calls it at start.",
 		details:
 			"Holding the repository lock alone, settles every pending apply journal: an apply whose transaction the database recorded is finished, any other is undone (every touched path back to its before-state), each with a `patch.recovered` event; what dead applies left in the journal folder is removed.",
-		args: type({}),
+		args: () => type({}),
 		argDocs: { idempotency_key: "Recovers once on retry." },
-		output: type({
-			settled: type({ transaction_id: "string", outcome: "'done' | 'undone'" }).array(),
-		}),
+		output: () =>
+			type({
+				settled: type({ transaction_id: "string", outcome: "'done' | 'undone'" }).array(),
+			}),
 		mutates: true,
 		idempotent: true,
 	}),

@@ -35,24 +35,25 @@ export const resourceTools = [
 			"Lease a resource for a task before changing it; another agent's conflicting claim refuses it. Next: proposal.create; resource.renew before expires_at.",
 		details:
 			"Claim a file, directory, symbol or other resource for a task before proposing a change to it. Modes: read, write, review, exclusive (exclusive conflicts with everything, write with write). Overlapping claims of other agents in a conflicting mode are refused with `conflict` naming the holder; your own claims never conflict, and claiming what you already hold returns that claim with `duplicate: true`. Claims are leases: they expire after `ttl_seconds` unless renewed. The resource's content hash is recorded so a later change can be detected.",
-		args: type({
-			resource_type: resourceType,
-			resource_id: nonBlank,
-			claim_type: type.enumerated(...CLAIM_TYPES),
-			task_id: callerId,
-			agent_id: callerId,
-			"path?": nonBlank,
-			"symbol?": nonBlank,
-			"start_line?": positiveInt,
-			"end_line?": positiveInt,
-			"ttl_seconds?": ttl,
-			"renewable?": "boolean",
-			"resume_policy?": type.enumerated(...RESUME_POLICIES),
-			"base_hash?": nonBlank,
-			"rationale?": nonBlank,
-			"claim_id?": callerId,
-			"run_id?": callerId,
-		}),
+		args: () =>
+			type({
+				resource_type: resourceType,
+				resource_id: nonBlank,
+				claim_type: type.enumerated(...CLAIM_TYPES),
+				task_id: callerId,
+				agent_id: callerId,
+				"path?": nonBlank,
+				"symbol?": nonBlank,
+				"start_line?": positiveInt,
+				"end_line?": positiveInt,
+				"ttl_seconds?": ttl,
+				"renewable?": "boolean",
+				"resume_policy?": type.enumerated(...RESUME_POLICIES),
+				"base_hash?": nonBlank,
+				"rationale?": nonBlank,
+				"claim_id?": callerId,
+				"run_id?": callerId,
+			}),
 		argDocs: {
 			resource_type: "file, directory, symbol or your own.",
 			resource_id: "file:<path>, directory:<path>, symbol:<path>#<name>, or any.",
@@ -72,7 +73,7 @@ export const resourceTools = [
 			run_id: "Run it belongs to.",
 			idempotency_key: "No second claim on retry.",
 		},
-		output: type({ claim: claimRecord, resource: resourceRecord, duplicate: "boolean" }),
+		output: () => type({ claim: claimRecord(), resource: resourceRecord(), duplicate: "boolean" }),
 		mutates: true,
 	}),
 	tool({
@@ -84,15 +85,16 @@ export const resourceTools = [
 			"List claims: yours on resume, or those in your way. Next: resource.renew or resource.release.",
 		details:
 			"List claims, filtered by resource, agent, task or status (`expired` includes leases that ran out but were not yet recorded). With `reconcile: true` it first suspends live write and exclusive claims whose resource changed since they were taken (`claim.suspended` events) and names them in `suspended`. Pages with `limit` and `cursor`.",
-		args: type({
-			"resource_id?": nonBlank,
-			"agent_id?": callerId,
-			"task_id?": callerId,
-			"status?": type.enumerated(...CLAIM_STATUSES),
-			"reconcile?": "boolean",
-			"limit?": listLimit,
-			"cursor?": nonBlank,
-		}),
+		args: () =>
+			type({
+				"resource_id?": nonBlank,
+				"agent_id?": callerId,
+				"task_id?": callerId,
+				"status?": type.enumerated(...CLAIM_STATUSES),
+				"reconcile?": "boolean",
+				"limit?": listLimit,
+				"cursor?": nonBlank,
+			}),
 		argDocs: {
 			resource_id: "Only on this resource.",
 			agent_id: "Only this agent's.",
@@ -103,7 +105,8 @@ export const resourceTools = [
 			cursor: "Previous next_cursor.",
 			idempotency_key: "Reconciles once on retry.",
 		},
-		output: type({ claims: claimRecord.array(), next_cursor: "string | null", suspended: "string[]" }),
+		output: () =>
+			type({ claims: claimRecord().array(), next_cursor: "string | null", suspended: "string[]" }),
 		mutates: true,
 		idempotent: true,
 	}),
@@ -114,11 +117,11 @@ export const resourceTools = [
 		title: "Get a resource",
 		description: "A resource and who holds it. Next: resource.claim it if free.",
 		details: "Fetch one resource record and the live claims on it.",
-		args: type({ resource_id: nonBlank }),
+		args: () => type({ resource_id: nonBlank }),
 		argDocs: {
 			resource_id: "e.g. file:src/a.ts.",
 		},
-		output: type({ resource: resourceRecord, claims: claimRecord.array() }),
+		output: () => type({ resource: resourceRecord(), claims: claimRecord().array() }),
 		mutates: false,
 	}),
 	tool({
@@ -131,12 +134,13 @@ export const resourceTools = [
 			"Give back a claim you no longer need (patch.apply releases its own). Next: others may resource.claim it.",
 		details:
 			"Release a claim you hold (`agent_id` must be its holder). The operator may release any claim with `force: true` and a `reason`, which the event records.",
-		args: type({
-			claim_id: callerId,
-			"agent_id?": callerId,
-			"force?": "boolean",
-			"reason?": nonBlank,
-		}),
+		args: () =>
+			type({
+				claim_id: callerId,
+				"agent_id?": callerId,
+				"force?": "boolean",
+				"reason?": nonBlank,
+			}),
 		argDocs: {
 			claim_id: "Claim to release.",
 			agent_id: "The holder: you.",
@@ -145,7 +149,7 @@ export const resourceTools = [
 			idempotency_key: "Releases once on retry.",
 			expected_revision: "Claim revision you read.",
 		},
-		output: type({ claim: claimRecord }),
+		output: () => type({ claim: claimRecord() }),
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -159,19 +163,20 @@ export const resourceTools = [
 		description: "Find known resources by substring. Next: resource.get one.",
 		details:
 			"Search known resources by a case-insensitive substring of their id, type, path, symbol or language, in id order. Pages with `limit` and `cursor`.",
-		args: type({
-			query: nonBlank,
-			"resource_type?": resourceType,
-			"limit?": listLimit,
-			"cursor?": nonBlank,
-		}),
+		args: () =>
+			type({
+				query: nonBlank,
+				"resource_type?": resourceType,
+				"limit?": listLimit,
+				"cursor?": nonBlank,
+			}),
 		argDocs: {
 			query: "Part of id, path or symbol.",
 			resource_type: "Only this type.",
 			limit: "Page size (default 200).",
 			cursor: "Previous next_cursor.",
 		},
-		output: type({ resources: resourceRecord.array(), next_cursor: "string | null" }),
+		output: () => type({ resources: resourceRecord().array(), next_cursor: "string | null" }),
 		mutates: false,
 	}),
 	tool({
@@ -185,12 +190,13 @@ export const resourceTools = [
 			"Extend your claim before expires_at; a suspended one needs rebase. Next: finish, then proposal.create.",
 		details:
 			"Extend the lease of a renewable claim you hold. A suspended claim (its resource changed) comes back only with `rebase: true`, which records the current content as its new base.",
-		args: type({
-			claim_id: callerId,
-			agent_id: callerId,
-			"ttl_seconds?": ttl,
-			"rebase?": "boolean",
-		}),
+		args: () =>
+			type({
+				claim_id: callerId,
+				agent_id: callerId,
+				"ttl_seconds?": ttl,
+				"rebase?": "boolean",
+			}),
 		argDocs: {
 			claim_id: "Claim to renew.",
 			agent_id: "The holder: you.",
@@ -199,7 +205,7 @@ export const resourceTools = [
 			idempotency_key: "Renews once on retry.",
 			expected_revision: "Claim revision you read.",
 		},
-		output: type({ claim: claimRecord }),
+		output: () => type({ claim: claimRecord() }),
 		mutates: true,
 		updates: true,
 	}),
@@ -211,14 +217,14 @@ export const resourceTools = [
 		description: "Take away any live claim, with a reason.",
 		details:
 			"Revoke a live claim (active or suspended) whoever holds it; the `claim.revoked` event records the reason.",
-		args: type({ claim_id: callerId, reason: nonBlank }),
+		args: () => type({ claim_id: callerId, reason: nonBlank }),
 		argDocs: {
 			claim_id: "Claim to revoke.",
 			reason: "Why; the event records it.",
 			idempotency_key: "Revokes once on retry.",
 			expected_revision: "Claim revision you read.",
 		},
-		output: type({ claim: claimRecord }),
+		output: () => type({ claim: claimRecord() }),
 		mutates: true,
 		updates: true,
 		destructive: true,
@@ -231,9 +237,9 @@ export const resourceTools = [
 		description: "Record every claim whose lease ran out as expired.",
 		details:
 			"Every live claim whose lease ran out by `at` (default now) becomes `expired`, with a `claim.expired` event each. The Chair does the same on every tick.",
-		args: type({ "at?": timestamp }),
+		args: () => type({ "at?": timestamp }),
 		argDocs: { at: "As of this time (RFC 3339).", idempotency_key: "Expires once on retry." },
-		output: type({ claims: claimRecord.array() }),
+		output: () => type({ claims: claimRecord().array() }),
 		mutates: true,
 		idempotent: true,
 	}),

@@ -18,14 +18,14 @@ export const runTools = [
 		description: "Create a run, continue an active one, or resume an ended one.",
 		details:
 			"Create a run (active; `run_id` default a new RUN- id), continue an active one (its goal updated when one is given), or with `resume` make an ended one active again (without `run_id`: the latest run). An ended run without `resume` is `failed_precondition`, so a typo never revives one. A `run.created`, `run.updated` or `run.resumed` event.",
-		args: type({ "run_id?": callerId, "goal?": "string", "resume?": "boolean" }),
+		args: () => type({ "run_id?": callerId, "goal?": "string", "resume?": "boolean" }),
 		argDocs: {
 			run_id: "The run (default a new id; with resume, the latest).",
 			goal: "What the run is for.",
 			resume: "Make an ended run active again.",
 			idempotency_key: "Opens once on retry.",
 		},
-		output: type({ run: runRecord, action: "'created' | 'continued' | 'resumed'" }),
+		output: () => type({ run: runRecord(), action: "'created' | 'continued' | 'resumed'" }),
 		mutates: true,
 	}),
 	tool({
@@ -36,9 +36,9 @@ export const runTools = [
 		description: "Record claims whose lease ran out, and expire the run's turns whose lease ended.",
 		details:
 			"Every claim whose lease ran out becomes `expired` (`claim.expired`); every scheduled or started turn of the run whose lease ended becomes `expired` (`agent.turn_expired`), so the queue moves on.",
-		args: runArg,
+		args: () => runArg,
 		argDocs: { run_id: "The run ticked.", idempotency_key: "Expires once on retry." },
-		output: type({ expired_claims: nonNegativeInt, expired_turns: nonNegativeInt }),
+		output: () => type({ expired_claims: nonNegativeInt, expired_turns: nonNegativeInt }),
 		mutates: true,
 		idempotent: true,
 	}),
@@ -50,9 +50,9 @@ export const runTools = [
 		description: "Give the run's open, unassigned tasks round-robin to the enabled implementers.",
 		details:
 			"Open, unassigned tasks of the run (or of no run, which the run then adopts) go round-robin to the enabled implementers, from the one after the last agent served (kept across ticks and restarts). Each is `in_progress` with a `task.assigned` event.",
-		args: runArg,
+		args: () => runArg,
 		argDocs: { run_id: "The run ticked.", idempotency_key: "Assigns once on retry." },
-		output: type({ assigned: type({ task_id: "string", agent_id: "string" }).array() }),
+		output: () => type({ assigned: type({ task_id: "string", agent_id: "string" }).array() }),
 		mutates: true,
 	}),
 	tool({
@@ -63,9 +63,9 @@ export const runTools = [
 		description: "When no turn holds the floor in the run, give it to the oldest request.",
 		details:
 			"One turn at a time per run: when none is scheduled or started, the oldest requested turn is scheduled with a lease of `turns.lease_seconds` (`agent.turn_scheduled`). Returns its request event id, or null.",
-		args: runArg,
+		args: () => runArg,
 		argDocs: { run_id: "The run ticked.", idempotency_key: "Schedules once on retry." },
-		output: type({ scheduled: positiveInt.or("null") }),
+		output: () => type({ scheduled: positiveInt.or("null") }),
 		mutates: true,
 	}),
 	tool({
@@ -76,9 +76,9 @@ export const runTools = [
 		description: "Count a tick of the run and say where it stands; end it when nothing is left.",
 		details:
 			"Counts the tick and records where the run stands (reference §10.2): a run with nothing left to do completes, one where only blocked tasks remain is blocked (`orchestrator.completed` / `orchestrator.blocked`); anything else stays active with the reason.",
-		args: runArg,
+		args: () => runArg,
 		argDocs: { run_id: "The run ticked.", idempotency_key: "Counts once on retry." },
-		output: type({ convergence: type.enumerated(...CONVERGENCE), run: runRecord }),
+		output: () => type({ convergence: type.enumerated(...CONVERGENCE), run: runRecord() }),
 		mutates: true,
 	}),
 	tool({
@@ -89,7 +89,8 @@ export const runTools = [
 		description: "Record that a step of a tick failed on one record, so the tick can go on.",
 		details:
 			"A `chair.error` event: which step failed on which record, with the error's code and message. The Chair reports each distinct failure once.",
-		args: type({ run_id: callerId, step: nonBlank, subject: nonBlank, code: nonBlank, message: "string" }),
+		args: () =>
+			type({ run_id: callerId, step: nonBlank, subject: nonBlank, code: nonBlank, message: "string" }),
 		argDocs: {
 			run_id: "The run ticked.",
 			step: "The tick's step.",
@@ -98,7 +99,7 @@ export const runTools = [
 			message: "The error's message.",
 			idempotency_key: "Reports once on retry.",
 		},
-		output: type({ event: eventRecord }),
+		output: () => type({ event: eventRecord() }),
 		mutates: true,
 	}),
 	tool({
@@ -109,14 +110,15 @@ export const runTools = [
 		description: "Record a tick that failed as a whole: a retry to come, or the run given up.",
 		details:
 			"An `orchestrator.retry` event with the attempt and the delay before the next; with `give_up`, the run (if still active) becomes `failed` with an `orchestrator.failed` event.",
-		args: type({
-			run_id: callerId,
-			attempt: positiveInt,
-			max_attempts: positiveInt,
-			error: "string",
-			give_up: "boolean",
-			next_retry_delay_ms: nonNegativeInt,
-		}),
+		args: () =>
+			type({
+				run_id: callerId,
+				attempt: positiveInt,
+				max_attempts: positiveInt,
+				error: "string",
+				give_up: "boolean",
+				next_retry_delay_ms: nonNegativeInt,
+			}),
 		argDocs: {
 			run_id: "The run whose tick failed.",
 			attempt: "Consecutive failures so far.",
@@ -126,7 +128,7 @@ export const runTools = [
 			next_retry_delay_ms: "Wait before the next try.",
 			idempotency_key: "Records once on retry.",
 		},
-		output: type({ run: runRecord.or("null"), event: eventRecord }),
+		output: () => type({ run: runRecord().or("null"), event: eventRecord() }),
 		mutates: true,
 	}),
 ] as const;

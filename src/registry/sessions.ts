@@ -8,7 +8,7 @@ import { tool } from "./types.ts";
 
 const liveStatus = "'active' | 'idle'";
 const switchArgs = type({ agent_id: callerId });
-const switchOutput = type({ agent: storedAgentRecord, changed: "boolean" });
+const switchOutput = type({ agent: storedAgentRecord(), changed: "boolean" });
 
 export const sessionTools = [
 	tool({
@@ -19,19 +19,20 @@ export const sessionTools = [
 		description: "Record an external agent session working on a run.",
 		details:
 			"Record (or re-record) an external agent session: its agent, run, adapter and working directory. The resume command comes from the adapter's `resume_pattern` and `external_session_id` unless given. Registering an id again updates it (same agent only) and reopens it. A `session.registered` event.",
-		args: type({
-			session_id: callerId,
-			agent_id: callerId,
-			run_id: callerId,
-			adapter: nonBlank,
-			cwd: nonBlank,
-			"status?": liveStatus,
-			"external_session_id?": callerId,
-			"resume_command?": nonBlank,
-			"provider?": nonBlank,
-			"model?": nonBlank,
-			"mcp_socket?": nonBlank,
-		}),
+		args: () =>
+			type({
+				session_id: callerId,
+				agent_id: callerId,
+				run_id: callerId,
+				adapter: nonBlank,
+				cwd: nonBlank,
+				"status?": liveStatus,
+				"external_session_id?": callerId,
+				"resume_command?": nonBlank,
+				"provider?": nonBlank,
+				"model?": nonBlank,
+				"mcp_socket?": nonBlank,
+			}),
 		argDocs: {
 			session_id: "The session's id.",
 			agent_id: "Its agent (enabled).",
@@ -46,7 +47,7 @@ export const sessionTools = [
 			mcp_socket: "Its MCP socket, if any.",
 			idempotency_key: "Registers once on retry.",
 		},
-		output: type({ session: sessionRecord }),
+		output: () => type({ session: sessionRecord() }),
 		mutates: true,
 		idempotent: true,
 	}),
@@ -58,7 +59,7 @@ export const sessionTools = [
 		description: "Mark a live session as seen; optionally a new status or external id.",
 		details:
 			"Update a live session's last-seen time, and optionally its status (active, idle) or external session id (a resume command made from the adapter's pattern follows it). Only a change of status or external id is a `session.heartbeat` event.",
-		args: type({ session_id: callerId, "status?": liveStatus, "external_session_id?": callerId }),
+		args: () => type({ session_id: callerId, "status?": liveStatus, "external_session_id?": callerId }),
 		argDocs: {
 			session_id: "The live session.",
 			status: "active or idle.",
@@ -66,7 +67,7 @@ export const sessionTools = [
 			idempotency_key: "Beats once on retry.",
 			expected_revision: "Session revision you read.",
 		},
-		output: type({ session: sessionRecord }),
+		output: () => type({ session: sessionRecord() }),
 		mutates: true,
 		updates: true,
 		idempotent: true,
@@ -78,13 +79,13 @@ export const sessionTools = [
 		title: "End a session",
 		description: "End a live session, recording when.",
 		details: "End a live session: status ended, `ended_at` now. A `session.ended` event.",
-		args: type({ session_id: callerId }),
+		args: () => type({ session_id: callerId }),
 		argDocs: {
 			session_id: "The live session.",
 			idempotency_key: "Ends once on retry.",
 			expected_revision: "Session revision you read.",
 		},
-		output: type({ session: sessionRecord }),
+		output: () => type({ session: sessionRecord() }),
 		mutates: true,
 		updates: true,
 	}),
@@ -96,9 +97,9 @@ export const sessionTools = [
 		description: "Switch an agent the operator disabled back on.",
 		details:
 			"Enable an agent (an `agent.enabled` event). One already enabled is returned with `changed: false`. One the config removed comes back only by putting it back in the config: that is `failed_precondition`.",
-		args: switchArgs,
+		args: () => switchArgs,
 		argDocs: { agent_id: "The agent.", idempotency_key: "Enables once on retry." },
-		output: switchOutput,
+		output: () => switchOutput,
 		mutates: true,
 		idempotent: true,
 	}),
@@ -110,9 +111,9 @@ export const sessionTools = [
 		description: "Switch an agent off; config sync keeps it off.",
 		details:
 			"Disable an agent (an `agent.disabled` event): it can no longer claim, propose, vote or take turns, and config sync never re-enables it. One already disabled is returned with `changed: false`.",
-		args: switchArgs,
+		args: () => switchArgs,
 		argDocs: { agent_id: "The agent.", idempotency_key: "Disables once on retry." },
-		output: switchOutput,
+		output: () => switchOutput,
 		mutates: true,
 		idempotent: true,
 	}),
@@ -125,18 +126,19 @@ export const sessionTools = [
 			"Open a session for one agent, bound to a task, proposal or run, for a capability the caller made.",
 		details:
 			"Open a session for an enabled agent acting in its configured role, bound to `task_id` (which must be assigned to it), `proposal_id` (an open proposal) and/or `run_id` (an active run), for the capability whose SHA-256 is `capability_sha256`: the caller makes the 32 random bytes and keeps them; only the hash is stored, so the capability never passes through a call. It authenticates until `ttl_seconds` (default `sessions.capability_ttl_seconds`) or `session.revoke`, whichever is first; it is never renewed. A `session.minted` event.",
-		args: type({
-			agent_id: callerId,
-			capability_sha256: type(/^[0-9a-f]{64}$/).describe("a SHA-256 in lower-case hex"),
-			"session_id?": callerId,
-			"task_id?": callerId,
-			"proposal_id?": callerId,
-			"run_id?": callerId,
-			"ttl_seconds?": type("1 <= number.integer <= 31536000").describe(
-				"a number of seconds from 1 to 31536000 (a year)",
-			),
-			"endpoint?": "boolean",
-		}),
+		args: () =>
+			type({
+				agent_id: callerId,
+				capability_sha256: type(/^[0-9a-f]{64}$/).describe("a SHA-256 in lower-case hex"),
+				"session_id?": callerId,
+				"task_id?": callerId,
+				"proposal_id?": callerId,
+				"run_id?": callerId,
+				"ttl_seconds?": type("1 <= number.integer <= 31536000").describe(
+					"a number of seconds from 1 to 31536000 (a year)",
+				),
+				"endpoint?": "boolean",
+			}),
 		argDocs: {
 			agent_id: "The agent it acts for (enabled).",
 			capability_sha256: "SHA-256 (hex) of the capability you made.",
@@ -148,7 +150,7 @@ export const sessionTools = [
 			endpoint: "The owner serves the session a private MCP socket (mcp_socket).",
 			idempotency_key: "Mints once on retry.",
 		},
-		output: type({ session: sessionRecord }),
+		output: () => type({ session: sessionRecord() }),
 		ownId: "session_id",
 		mutates: true,
 	}),
@@ -160,9 +162,9 @@ export const sessionTools = [
 		description: "Revoke a minted session's capability at once; the session ends.",
 		details:
 			"From now on the capability authenticates nobody (`unauthenticated`, HTTP 401) and the session is ended. A `session.revoked` event. Revoking one already revoked changes nothing.",
-		args: type({ session_id: callerId }),
+		args: () => type({ session_id: callerId }),
 		argDocs: { session_id: "The minted session.", idempotency_key: "Revokes once on retry." },
-		output: type({ session: sessionRecord, changed: "boolean" }),
+		output: () => type({ session: sessionRecord(), changed: "boolean" }),
 		mutates: true,
 		idempotent: true,
 		destructive: true,
@@ -175,19 +177,20 @@ export const sessionTools = [
 		description: "End a minted session: its capability revoked, its claims following their resume_policy.",
 		details:
 			"What happens when a launched agent exits. The session ends and its capability is revoked (the owner closes its socket); each live claim it took follows its `resume_policy`: `hold` keeps it until its lease ends, `release` releases it, `suspend` suspends it. A `session.closed` event, and one per claim released or suspended. Closing one already closed changes nothing.",
-		args: type({ session_id: callerId, "reason?": nonBlank }),
+		args: () => type({ session_id: callerId, "reason?": nonBlank }),
 		argDocs: {
 			session_id: "The minted session.",
 			reason: "Why (e.g. the agent's exit status).",
 			idempotency_key: "Closes once on retry.",
 		},
-		output: type({
-			session: sessionRecord,
-			changed: "boolean",
-			held: "string[]",
-			released: "string[]",
-			suspended: "string[]",
-		}),
+		output: () =>
+			type({
+				session: sessionRecord(),
+				changed: "boolean",
+				held: "string[]",
+				released: "string[]",
+				suspended: "string[]",
+			}),
 		mutates: true,
 		idempotent: true,
 	}),
@@ -199,14 +202,14 @@ export const sessionTools = [
 		description: "Record that a session's client listed its tools (the owner's session socket calls it).",
 		details:
 			"Marks the session seen now; with `tools`, a `session.tools_listed` event saying how many tools its role's list held.",
-		args: type({ session_id: callerId, "tools?": "0 <= number.integer <= 1000", "client?": nonBlank }),
+		args: () => type({ session_id: callerId, "tools?": "0 <= number.integer <= 1000", "client?": nonBlank }),
 		argDocs: {
 			session_id: "The session.",
 			tools: "Tools its tools/list held.",
 			client: "The client's name and version.",
 			idempotency_key: "Records once on retry.",
 		},
-		output: type({ session: sessionRecord }),
+		output: () => type({ session: sessionRecord() }),
 		mutates: true,
 	}),
 	tool({
@@ -217,14 +220,15 @@ export const sessionTools = [
 		description: "Record that a call made with a capability was refused.",
 		details:
 			"A `call.denied` event: the tool, the reason, the agent and session; `count` is how many refusals of that session, tool and reason it stands for (call() records at most one a minute and folds the rest into the next).",
-		args: type({
-			agent_id: callerId,
-			session_id: callerId,
-			tool: nonBlank,
-			code: nonBlank,
-			reason: nonBlank,
-			count: "1 <= number.integer <= 9007199254740991",
-		}),
+		args: () =>
+			type({
+				agent_id: callerId,
+				session_id: callerId,
+				tool: nonBlank,
+				code: nonBlank,
+				reason: nonBlank,
+				count: "1 <= number.integer <= 9007199254740991",
+			}),
 		argDocs: {
 			agent_id: "Who called.",
 			session_id: "With which session.",
@@ -234,7 +238,7 @@ export const sessionTools = [
 			count: "Refusals this stands for.",
 			idempotency_key: "Records once on retry.",
 		},
-		output: type({ event: eventRecord }),
+		output: () => type({ event: eventRecord() }),
 		mutates: true,
 	}),
 ] as const;

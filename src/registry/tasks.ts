@@ -19,16 +19,17 @@ export const taskTools = [
 			"Create an open task to hand out work. Next: the assignee reads it with task.get and claims with resource.claim.",
 		details:
 			"Create a task (status `open`). Optionally assign it, attach it to a run, and list the repository paths its assignee may read.",
-		args: type({
-			title: nonBlank,
-			body_md: nonBlank,
-			"task_id?": callerId,
-			"priority?": safeInt,
-			"risk?": type.enumerated(...RISKS),
-			"assigned_agent_id?": callerId,
-			"run_id?": callerId,
-			"readable_paths?": nonBlank.array(),
-		}),
+		args: () =>
+			type({
+				title: nonBlank,
+				body_md: nonBlank,
+				"task_id?": callerId,
+				"priority?": safeInt,
+				"risk?": type.enumerated(...RISKS),
+				"assigned_agent_id?": callerId,
+				"run_id?": callerId,
+				"readable_paths?": nonBlank.array(),
+			}),
 		argDocs: {
 			title: "Short title.",
 			body_md: "What to do.",
@@ -40,7 +41,7 @@ export const taskTools = [
 			readable_paths: "Paths or globs the assignee may read.",
 			idempotency_key: "No second task on retry.",
 		},
-		output: type({ task: taskRecord }),
+		output: () => type({ task: taskRecord() }),
 		mutates: true,
 	}),
 	tool({
@@ -51,11 +52,11 @@ export const taskTools = [
 		description:
 			"A task's status, assignee and readable paths; read yours on start or resume. Next: resource.claim what you will change.",
 		details: "Fetch one task by id.",
-		args: type({ task_id: callerId }),
+		args: () => type({ task_id: callerId }),
 		argDocs: {
 			task_id: "Task to fetch.",
 		},
-		output: type({ task: taskRecord }),
+		output: () => type({ task: taskRecord() }),
 		mutates: false,
 	}),
 	tool({
@@ -66,13 +67,14 @@ export const taskTools = [
 		description: "Tasks by priority, to find work. Next: task.get one.",
 		details:
 			"List tasks ordered by priority, then creation time, then id. Filter by status, assignee or run. Pages: pass `next_cursor` back as `cursor`; it is null on the last page.",
-		args: type({
-			"status?": taskStatus,
-			"assigned_agent_id?": callerId,
-			"run_id?": callerId,
-			"limit?": listLimit,
-			"cursor?": cursor,
-		}),
+		args: () =>
+			type({
+				"status?": taskStatus,
+				"assigned_agent_id?": callerId,
+				"run_id?": callerId,
+				"limit?": listLimit,
+				"cursor?": cursor,
+			}),
 		argDocs: {
 			status: "Only this status.",
 			assigned_agent_id: "Only this assignee's.",
@@ -80,7 +82,7 @@ export const taskTools = [
 			limit: "Page size (default 200).",
 			cursor: "Previous next_cursor.",
 		},
-		output: type({ tasks: taskRecord.array(), next_cursor: "string | null" }),
+		output: () => type({ tasks: taskRecord().array(), next_cursor: "string | null" }),
 		mutates: false,
 	}),
 	tool({
@@ -102,13 +104,14 @@ export const taskTools = [
 			"Change a task's status, assignee or run. Next: set in_progress on start, review once proposed, done after patch.apply.",
 		details:
 			"Change a task's status, assignee or run. Pass null to clear the assignee or the run. Fields you leave out keep their value; a call that changes nothing returns the task as it is and records no event.",
-		args: type({
-			task_id: callerId,
-			"status?": taskStatus,
-			"assigned_agent_id?": callerId.or("null"),
-			"run_id?": callerId.or("null"),
-			"reason_md?": nonBlank,
-		}),
+		args: () =>
+			type({
+				task_id: callerId,
+				"status?": taskStatus,
+				"assigned_agent_id?": callerId.or("null"),
+				"run_id?": callerId.or("null"),
+				"reason_md?": nonBlank,
+			}),
 		argDocs: {
 			task_id: "Task to change.",
 			status: "New status.",
@@ -118,7 +121,7 @@ export const taskTools = [
 			idempotency_key: "Changes once on retry.",
 			expected_revision: "Task revision you read.",
 		},
-		output: type({ task: taskRecord }),
+		output: () => type({ task: taskRecord() }),
 		mutates: true,
 		updates: true,
 		destructive: true,

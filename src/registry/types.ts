@@ -98,14 +98,17 @@ export interface ToolSpec<N extends string = string, I extends object = object, 
 	description: string;
 	/** The fuller account for docs/tools.md and tools.schema.json; tools/list has no room for it. */
 	details: string;
-	/** The tool's own arguments; the registry adds idempotency_key / expected_revision. */
-	args: Type<I>;
+	/**
+	 * The tool's own arguments; the registry adds idempotency_key / expected_revision. A thunk:
+	 * schemas are built on first use, so a command that calls one tool builds one.
+	 */
+	args: () => Type<I>;
 	/**
 	 * What each argument is for in this tool, for tools/list and docs (validation messages use the
 	 * scalar's own text). Every argument has one; a test checks the common ones are there too.
 	 */
 	argDocs: { [K in keyof I & string]-?: string } & CommonArgDocs;
-	output: Type<O>;
+	output: () => Type<O>;
 	/** Who may call it with a capability (default: no agent). */
 	access?: Access;
 	/** Arguments naming who acts: with a capability they must be the caller, and are filled in when left out. */

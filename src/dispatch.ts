@@ -370,10 +370,13 @@ async function replay(
 	return first.state === "done" ? (first.result as object) : undefined;
 }
 
+/** When a key given now stops guarding its tool: the configured idempotency TTL from now. */
+const keyExpiry = (rt: Runtime, now: string) =>
+	new Date(Date.parse(now) + rt.config.idempotency.ttl_hours * 3_600_000).toISOString();
+
 async function store(rt: Runtime, tx: Tx, tool: Tool, { key, argsHash }: Keyed, result: object, now: string) {
 	if (key === undefined) return;
-	const expires = new Date(Date.parse(now) + rt.config.idempotency.ttl_hours * 3_600_000).toISOString();
-	await tx.idempotency.put(tool.name, key, argsHash, result, now, expires);
+	await tx.idempotency.put(tool.name, key, argsHash, result, now, keyExpiry(rt, now));
 }
 
 /**
@@ -397,8 +400,7 @@ async function claimKey(
 	}
 	if (held?.state === "done") return replay(tx, tool, keyed, now);
 	if (held && held.args_hash !== argsHash) return replay(tx, tool, keyed, now); // the conflict it names
-	const expires = new Date(Date.parse(now) + rt.config.idempotency.ttl_hours * 3_600_000).toISOString();
-	await tx.idempotency.hold(tool.name, key, argsHash, now, expires);
+	await tx.idempotency.hold(tool.name, key, argsHash, now, keyExpiry(rt, now));
 	return undefined;
 }
 
@@ -423,7 +425,7 @@ async function runMutation(
 			const go = (t: Tx) => claimKey(rt, t, tool, keyed, nowIso());
 			const earlier = tx ? await go(tx) : await rt.store.withTransaction("write", go);
 			if (earlier) return { earlier: earlier as Done<object> };
-			holding = keyed.key !== undefined;
+			holding = true;
 			return { ticket };
 		},
 		async remember(tx, _ticket, result) {

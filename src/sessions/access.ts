@@ -181,8 +181,8 @@ export async function authorize(
 	const args = { ...given };
 	if (tool.access === "every") return { args };
 	const grant = Object.hasOwn(tool.access, role) ? (tool.access as Record<string, Grant>)[role] : undefined;
-	if (!grant)
-		throw deny(`a ${role || "capability without a role"} may not call ${tool.name}`, { tool: tool.name });
+	// call() refuses a role without a grant before this; the check stays so authorize stands alone.
+	if (!grant) throw deny(`${aRole(role)} may not call ${tool.name}`, { tool: tool.name });
 
 	for (const field of tool.actors) {
 		if (args[field] === undefined) args[field] = session.agent_id;

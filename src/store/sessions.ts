@@ -39,20 +39,24 @@ export interface MintFields {
 	expires_at: string;
 }
 
-export type SessionFields = Pick<
-	SessionRow,
-	| "id"
-	| "agent_id"
-	| "run_id"
-	| "adapter"
-	| "provider"
-	| "model"
-	| "external_session_id"
-	| "resume_command"
-	| "cwd"
-	| "mcp_socket"
-	| "status"
->;
+/** The fields a registered session is given (a minted one as well), in column order. */
+const REGISTERED = [
+	"id",
+	"agent_id",
+	"run_id",
+	"adapter",
+	"provider",
+	"model",
+	"external_session_id",
+	"resume_command",
+	"cwd",
+	"mcp_socket",
+	"status",
+] as const satisfies readonly (keyof SessionRow)[];
+
+export type SessionFields = Pick<SessionRow, (typeof REGISTERED)[number]>;
+
+const registered = (s: SessionFields) => REGISTERED.map((k) => s[k]);
 
 export const sessionQueries = (c: Conn) => ({
 	async get(id: string): Promise<SessionRow | undefined> {
@@ -75,8 +79,7 @@ export const sessionQueries = (c: Conn) => ({
 	/** Registers a session, or replaces every field of one registered before (keeping when it started). */
 	async upsert(s: SessionFields, now: string): Promise<SessionRow> {
 		return c.get<SessionRow>(
-			`INSERT INTO sessions (id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd,
-			 mcp_socket, status, started_at, last_seen_at, created_at, updated_at)
+			`INSERT INTO sessions (${REGISTERED.join(", ")}, started_at, last_seen_at, created_at, updated_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, run_id = excluded.run_id,
 			 adapter = excluded.adapter, provider = excluded.provider, model = excluded.model,
@@ -84,17 +87,7 @@ export const sessionQueries = (c: Conn) => ({
 			 cwd = excluded.cwd, mcp_socket = excluded.mcp_socket, status = excluded.status, ended_at = NULL,
 			 last_seen_at = excluded.last_seen_at, revision = revision + 1, updated_at = excluded.updated_at
 			 RETURNING ${COLUMNS}`,
-			s.id,
-			s.agent_id,
-			s.run_id,
-			s.adapter,
-			s.provider,
-			s.model,
-			s.external_session_id,
-			s.resume_command,
-			s.cwd,
-			s.mcp_socket,
-			s.status,
+			...registered(s),
 			now,
 			now,
 			now,
@@ -149,21 +142,10 @@ export const sessionQueries = (c: Conn) => ({
 	/** A new session with a capability (its hash only). */
 	async mint(s: SessionFields & MintFields, now: string): Promise<SessionRow> {
 		return c.get<SessionRow>(
-			`INSERT INTO sessions (id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd,
-			 mcp_socket, status, started_at, last_seen_at, capability_sha256, role, task_id, proposal_id, expires_at,
-			 created_at, updated_at)
+			`INSERT INTO sessions (${REGISTERED.join(", ")}, started_at, last_seen_at, capability_sha256, role, task_id,
+			 proposal_id, expires_at, created_at, updated_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-			s.id,
-			s.agent_id,
-			s.run_id,
-			s.adapter,
-			s.provider,
-			s.model,
-			s.external_session_id,
-			s.resume_command,
-			s.cwd,
-			s.mcp_socket,
-			s.status,
+			...registered(s),
 			now,
 			now,
 			s.capability_sha256,

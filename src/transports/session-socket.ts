@@ -9,6 +9,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Socket, UnixSocketListener } from "bun";
 import type { AgentPrincipal, Caller } from "../context.ts";
 import type { InFlight } from "./inflight.ts";
+import { type Frame, isBlank, LineSplitter } from "./lines.ts";
 import { createMcpServer } from "./mcp-server.ts";
 import { preparePath } from "./socket.ts";
 import { parseFrame } from "./stdio.ts";
@@ -36,53 +37,30 @@ class LineTransport implements McpTransport {
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
 	onmessage?: (message: JSONRPCMessage) => void;
-	private parts: Uint8Array[] = [];
-	private size = 0;
-	private draining = false;
+	private readonly lines: LineSplitter;
 	private out: Buffer[] = [];
 	private outBytes = 0;
 	private closed = false;
 
 	constructor(
 		private readonly socket: Socket<unknown>,
-		private readonly maxFrameBytes: number,
+		maxFrameBytes: number,
 		private readonly maxPendingBytes: number,
-	) {}
+	) {
+		this.lines = new LineSplitter(maxFrameBytes);
+	}
 
 	async start(): Promise<void> {}
 
 	/** Bytes from the client: complete lines become messages (or error frames), the rest waits. */
 	take(chunk: Uint8Array): void {
-		let start = 0;
-		while (start < chunk.length && !this.closed) {
-			const newline = chunk.indexOf(0x0a, start);
-			const end = newline === -1 ? chunk.length : newline;
-			if (!this.draining) {
-				if (this.size + (end - start) > this.maxFrameBytes) {
-					this.draining = true;
-					this.parts = [];
-					this.size = 0;
-				} else if (end > start) {
-					this.parts.push(chunk.slice(start, end));
-					this.size += end - start;
-				}
-			}
-			if (newline === -1) return;
-			start = newline + 1;
-			if (this.draining) {
-				this.draining = false;
-				this.frame({ oversized: true });
-			} else {
-				const line = Buffer.concat(this.parts);
-				this.parts = [];
-				this.size = 0;
-				// A blank line (or a lone CR) is no message.
-				if (line.length > 0 && !(line.length === 1 && line[0] === 0x0d)) this.frame({ line });
-			}
+		for (const frame of this.lines.push(chunk)) {
+			if (this.closed) return;
+			if (!isBlank(frame)) this.frame(frame);
 		}
 	}
 
-	private frame(frame: { line: Uint8Array } | { oversized: true }): void {
+	private frame(frame: Frame): void {
 		const parsed = parseFrame(frame);
 		if (typeof parsed === "string") this.write(parsed);
 		else this.onmessage?.(parsed as JSONRPCMessage);

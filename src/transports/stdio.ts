@@ -5,7 +5,7 @@
 // Backpressure both ways: a bounded number of messages and bytes wait for the owner (beyond that,
 // stdin is not read until answers drain), and nothing more is read or relayed while the client
 // leaves stdout unread.
-import { type Frame, readLines } from "./lines.ts";
+import { type Frame, isBlank, readLines } from "./lines.ts";
 
 export interface BridgeOptions {
 	url: string;
@@ -261,7 +261,7 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 	let parked: { id: Id | undefined; cancelled: boolean; admitted: Promise<void> } | undefined;
 	const reading = (async () => {
 		for await (const frame of readLines(o.input, o.maxLineBytes)) {
-			if ("line" in frame && frame.line.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) continue;
+			if (isBlank(frame)) continue;
 			const m = parseFrame(frame);
 			if (typeof m === "string") {
 				// Awaited: error answers wait in the pipe, not here, when the client does not read them.

@@ -279,6 +279,17 @@ function testsCommands(): Command[] {
 function sessionsCommands(): Command[] {
 	const load = loader(() => import("./sessions.ts"));
 	const session: FlagSpec = { kind: "string", value: "ID", help: "the session (required)" };
+	/** What a minted or launched session is bound to, and for how long. */
+	const binding: Record<string, FlagSpec> = {
+		task: { kind: "string", value: "T", help: "bind it to this task (assigned to the agent)" },
+		proposal: { kind: "string", value: "P", help: "bind it to this open proposal" },
+		run: { kind: "string", value: "R", help: "bind it to this active run" },
+		ttl: {
+			kind: "integer",
+			value: "SECONDS",
+			help: "how long its capability works (default sessions.capability_ttl_seconds)",
+		},
+	};
 	const list = {
 		summary:
 			"List the agent sessions, one `<id> <agent> <status> <adapter> <resume_command or ->` line each; a minted one adds `<role> <binding> capability <until T | expired T | revoked T>`. Subcommands: sessions mint, revoke, register, heartbeat, end.",
@@ -296,14 +307,7 @@ function sessionsCommands(): Command[] {
 				"Open a session for an agent with a new capability (its bearer token) and print the capability once on stdout; the session (id, role, binding, expiry) goes to stderr. --task must be assigned to the agent, --proposal must be open, --run active. Only the capability's SHA-256 is stored: it cannot be shown again.",
 			flags: {
 				agent: { kind: "string", value: "ID", help: "the agent it acts for (required)" },
-				task: { kind: "string", value: "T", help: "bind it to this task (assigned to the agent)" },
-				proposal: { kind: "string", value: "P", help: "bind it to this open proposal" },
-				run: { kind: "string", value: "R", help: "bind it to this active run" },
-				ttl: {
-					kind: "integer",
-					value: "SECONDS",
-					help: "how long it works (default sessions.capability_ttl_seconds)",
-				},
+				...binding,
 				json: { kind: "boolean", help: "print {capability, session} as JSON" },
 			},
 			load: load("mint"),
@@ -316,10 +320,7 @@ function sessionsCommands(): Command[] {
 				"Run an agent in a session of its own: mint its capability, have the owner (started if none runs) serve the session's private MCP socket, and run the adapter's CLI (codex, claude, gemini) configured for it, or CMD ARGS after --, in a sandbox where it works: the project read-only, .roundtable/ hidden. Stays in the foreground; when the agent exits the session closes (capability revoked, socket removed, claims by their resume_policy) and the exit status is the agent's.",
 			flags: {
 				agent: { kind: "string", value: "ID", help: "the agent it runs as (required)" },
-				task: { kind: "string", value: "T", help: "bind it to this task (assigned to the agent)" },
-				proposal: { kind: "string", value: "P", help: "bind it to this open proposal" },
-				run: { kind: "string", value: "R", help: "bind it to this active run" },
-				ttl: { kind: "integer", value: "SECONDS", help: "how long its capability works" },
+				...binding,
 				adapter: { kind: "string", value: "NAME", help: "the CLI to run (default: the agent's adapter)" },
 			},
 			rest: true,

@@ -7,7 +7,7 @@ import { didYouMean, echo, quoted, suggestion } from "../domain/suggest.ts";
 import { openRuntime } from "../runtime.ts";
 import { buildBriefing, renderBriefing } from "../sessions/briefing.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
-import { launch as runLaunch } from "../sessions/launch.ts";
+import { type Binding, launch as runLaunch } from "../sessions/launch.ts";
 import { requireSession } from "../tools/sessions.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../vocabulary/ids.ts";
 import type { SessionRecord } from "../vocabulary/records.ts";
@@ -80,11 +80,28 @@ export const list = command(async (rt, _ctx, flags) => {
 	);
 });
 
-export const mint = command(async (rt, ctx, flags) => {
+/** `--agent` and what `--task`, `--proposal`, `--run` and `--ttl` bind a minted or launched session to. */
+function bindingOf(flags: Flags): { agent: string; binding: Binding } {
 	const agent = text(flags, "agent");
 	if (agent === undefined) throw new UsageError("--agent is required");
 	const ttl = flags.ttl as number | undefined;
 	if (ttl !== undefined && ttl < 1) throw new UsageError("--ttl must be at least 1 second");
+	const task = text(flags, "task");
+	const proposal = text(flags, "proposal");
+	const run = text(flags, "run");
+	return {
+		agent,
+		binding: {
+			...(task !== undefined && { task_id: task }),
+			...(proposal !== undefined && { proposal_id: proposal }),
+			...(run !== undefined && { run_id: run }),
+			...(ttl !== undefined && { ttl_seconds: ttl }),
+		},
+	};
+}
+
+export const mint = command(async (rt, ctx, flags) => {
+	const { agent, binding } = bindingOf(flags);
 	// The capability is made here and never leaves this process but on stdout: the call gets its hash.
 	const capability = newCapability();
 	const { session } = await call(
@@ -93,10 +110,7 @@ export const mint = command(async (rt, ctx, flags) => {
 		{
 			agent_id: agent,
 			capability_sha256: capabilityHash(capability),
-			...(text(flags, "task") !== undefined && { task_id: text(flags, "task") }),
-			...(text(flags, "proposal") !== undefined && { proposal_id: text(flags, "proposal") }),
-			...(text(flags, "run") !== undefined && { run_id: text(flags, "run") }),
-			...(ttl !== undefined && { ttl_seconds: ttl }),
+			...binding,
 		},
 		ctx,
 	);
@@ -223,19 +237,14 @@ export const resume = command(async (rt, ctx, flags) => {
 
 export const launch: CommandRun = {
 	async run(flags, rest) {
-		const agent = text(flags, "agent");
-		if (agent === undefined) throw new UsageError("--agent is required");
-		const ttl = flags.ttl as number | undefined;
-		if (ttl !== undefined && ttl < 1) throw new UsageError("--ttl must be at least 1 second");
+		const { agent, binding } = bindingOf(flags);
+		const adapter = text(flags, "adapter");
 		const rt = openRuntime(flags.root);
 		try {
 			return await runLaunch(rt, {
 				agent,
-				...(text(flags, "task") !== undefined && { task: text(flags, "task") }),
-				...(text(flags, "proposal") !== undefined && { proposal: text(flags, "proposal") }),
-				...(text(flags, "run") !== undefined && { run: text(flags, "run") }),
-				...(text(flags, "adapter") !== undefined && { adapter: text(flags, "adapter") }),
-				...(ttl !== undefined && { ttlSeconds: ttl }),
+				binding,
+				...(adapter !== undefined && { adapter }),
 				...(rest !== undefined && { command: rest }),
 				log: (line) => process.stderr.write(`${line}\n`),
 			});

@@ -1,5 +1,5 @@
 // How to run this very program again: from the compiled binary, or from the package's sources.
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const compiled = () => Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");
 
@@ -12,6 +12,10 @@ const RUNTIME_FLAGS = ["--no-env-file", "--no-install", "--config=/dev/null"];
 
 /** The package's launcher, which finds the Bun runtime the package depends on (bin/roundtable). */
 export const LAUNCHER = join(import.meta.dir, "..", "..", "bin", "roundtable");
+
+/** What must be readable for this program to run: the binary's folder, or the package's root. */
+export const programDir = (): string =>
+	compiled() ? dirname(process.execPath) : join(import.meta.dir, "..", "..");
 
 /** A command that starts this program now, from wherever it runs (used to spawn an owner). */
 export function launchCommand(): string[] {

@@ -13,7 +13,8 @@ import { call } from "../dispatch.ts";
 import { DOT, LAYOUT } from "../layout.ts";
 import { startOwnerInBackground } from "../owner/background.ts";
 import { findOwner } from "../owner/presence.ts";
-import { stdioCommand } from "../owner/self.ts";
+import { programDir, stdioCommand } from "../owner/self.ts";
+import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { bwrapArgv, sandboxHere } from "../sandbox/index.ts";
 import { capabilityHash, newCapability } from "./capability.ts";
@@ -54,12 +55,12 @@ function installOf(program: string | undefined, path: string | undefined): strin
 	return cut === -1 ? dirname(resolved) : resolved.slice(0, cut);
 }
 
+/** What session.mint binds the session to, and for how long. */
+export type Binding = Pick<Args<"session.mint">, "task_id" | "proposal_id" | "run_id" | "ttl_seconds">;
+
 export interface LaunchOptions {
 	agent: string;
-	task?: string;
-	proposal?: string;
-	run?: string;
-	ttlSeconds?: number;
+	binding?: Binding;
 	/** An adapter of the config (default: the agent's own). */
 	adapter?: string;
 	/** What to run instead of the adapter's command (after `--`). */
@@ -69,6 +70,14 @@ export interface LaunchOptions {
 
 export class LaunchError extends Error {
 	override name = "LaunchError";
+}
+
+/** Writes a client's `{ mcpServers: { roundtable } }` file, 0600 like everything in the session's folder. */
+function mcpServersFile(file: string, server: object): string {
+	writeFileSync(file, `${JSON.stringify({ mcpServers: { roundtable: server } }, null, 2)}\n`, {
+		mode: 0o600,
+	});
+	return file;
 }
 
 /** The agent CLI's argv with this session's MCP server configured for this launch only. */
@@ -96,18 +105,19 @@ function clientArgv(
 				env: {},
 			};
 		case "claude": {
-			const file = join(dir, "claude-mcp.json");
-			const server = { type: "stdio", command: bridge, args, env: forwarded };
-			writeFileSync(file, `${JSON.stringify({ mcpServers: { roundtable: server } }, null, 2)}\n`, {
-				mode: 0o600,
+			const file = mcpServersFile(join(dir, "claude-mcp.json"), {
+				type: "stdio",
+				command: bridge,
+				args,
+				env: forwarded,
 			});
 			return { argv: [...base, "--mcp-config", file, "--strict-mcp-config"], env: {} };
 		}
 		case "gemini": {
-			const file = join(dir, "gemini-settings.json");
-			const server = { command: bridge, args, env: forwarded };
-			writeFileSync(file, `${JSON.stringify({ mcpServers: { roundtable: server } }, null, 2)}\n`, {
-				mode: 0o600,
+			const file = mcpServersFile(join(dir, "gemini-settings.json"), {
+				command: bridge,
+				args,
+				env: forwarded,
 			});
 			return { argv: base, env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: file } };
 		}
@@ -181,10 +191,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 			agent_id: o.agent,
 			capability_sha256: capabilityHash(capability),
 			endpoint: true,
-			...(o.task !== undefined && { task_id: o.task }),
-			...(o.proposal !== undefined && { proposal_id: o.proposal }),
-			...(o.run !== undefined && { run_id: o.run }),
-			...(o.ttlSeconds !== undefined && { ttl_seconds: o.ttlSeconds }),
+			...o.binding,
 		},
 		ctx,
 	);
@@ -216,7 +223,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 						writable: dir,
 						cwd: root,
 						// The project, this program (the bridge the agent's client runs) and the agent's CLI, read-only.
-						visible: [root, dirname(process.execPath), stdioDir(), installOf(argv[0], env.PATH)].filter(
+						visible: [root, dirname(process.execPath), programDir(), installOf(argv[0], env.PATH)].filter(
 							(p): p is string => p !== undefined,
 						),
 						hide: [join(root, DOT), legacy],
@@ -259,8 +266,5 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		rmSync(dir, { recursive: true, force: true });
 	}
 }
-
-/** The folder this program runs from (the package, or the binary's). */
-const stdioDir = () => dirname(dirname(stdioCommand("/").command));
 
 const signalNumber = (name: string): number | undefined => constants.signals[name as NodeJS.Signals];

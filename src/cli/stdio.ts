@@ -10,7 +10,7 @@ import { findOwner } from "../owner/presence.ts";
 import { isLoopbackHostname } from "../transports/guard.ts";
 import { pipeToSocket } from "../transports/socket-pipe.ts";
 import { runBridge } from "../transports/stdio.ts";
-import { UsageError } from "./args.ts";
+import { type Flags, UsageError } from "./args.ts";
 import type { CommandRun } from "./command.ts";
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -62,61 +62,61 @@ async function autostart(root: string, token: string | undefined): Promise<URL> 
 	return new URL(owner.http_url as string);
 }
 
+/** The owner's HTTP endpoint the bridge relays to, found (or started with --autostart); undefined after saying why not. */
+async function ownerUrl(
+	flags: Flags & { root: string },
+): Promise<{ url: URL; token: string | undefined } | undefined> {
+	if (!existsSync(flags.root)) throw new UsageError(`--root ${flags.root} does not exist`);
+	const root = realpathSync(flags.root);
+	// The operator's token: the environment's, else the project's own file.
+	let token = process.env.ROUNDTABLE_MCP_TOKEN || readOperatorToken(root);
+	const given = flags.url as string | undefined;
+	const owner = findOwner(root);
+	if (given === undefined && owner && owner.http_url === null) {
+		log(
+			`the owner (pid ${owner.pid}) serves the socket only (\`roundtable mcp serve\`); the bridge needs \`roundtable start\``,
+		);
+		return undefined;
+	}
+	const live = owner?.http_url ?? undefined;
+	let url = checkUrl(given ?? live ?? peekEndpoints(root).httpUrl, token);
+	// This project's owner always names itself in owner.json. Without that, whatever answers at
+	// the configured address is someone else's (another project's owner on the default port) and
+	// must not get this project's calls; port 0 is not an address at all.
+	const found = given === undefined && live === undefined ? "absent" : await probe(url, token);
+	if (found === "unauthorized")
+		throw new Error(
+			`the owner at ${url} refused the token (${process.env.ROUNDTABLE_MCP_TOKEN ? "ROUNDTABLE_MCP_TOKEN" : token ? OPERATOR_TOKEN_PATH : `none: ${OPERATOR_TOKEN_PATH} is missing`})`,
+		);
+	if (found === "absent") {
+		if (!flags.autostart) {
+			const where =
+				url.port === "0"
+					? `for ${root} (mcp.http_address lets the system pick the port, so a live owner's .roundtable/owner.json would name it)`
+					: `at ${url}`;
+			log(`no Roundtable owner ${where}; start one with \`roundtable start\`, or pass --autostart`);
+			return undefined;
+		}
+		url = await autostart(root, token);
+		// An owner started in a project that was not initialized made the token just now.
+		token ??= readOperatorToken(root);
+	}
+	return { url, token };
+}
+
 export const stdio: CommandRun = {
 	async run(flags) {
-		// A launched agent's bridge: its session's private socket, which knows who it is.
-		const sessionSocket = process.env.ROUNDTABLE_SESSION_SOCKET;
-		if (sessionSocket && flags.url === undefined) {
-			const out = Bun.stdout.writer();
-			const stop = new AbortController();
-			for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => stop.abort());
-			return pipeToSocket({
-				path: sessionSocket,
-				input: Bun.stdin.stream(),
-				send: (bytes) => {
-					out.write(bytes);
-					return out.flush();
-				},
-				log,
-				stop: stop.signal,
-			});
-		}
-		if (!existsSync(flags.root)) throw new UsageError(`--root ${flags.root} does not exist`);
-		const root = realpathSync(flags.root);
-		// The operator's token: the environment's, else the project's own file.
-		let token = process.env.ROUNDTABLE_MCP_TOKEN || readOperatorToken(root);
-		const given = flags.url as string | undefined;
-		const owner = findOwner(root);
-		if (given === undefined && owner && owner.http_url === null) {
-			log(
-				`the owner (pid ${owner.pid}) serves the socket only (\`roundtable mcp serve\`); the bridge needs \`roundtable start\``,
-			);
-			return 1;
-		}
-		const live = owner?.http_url ?? undefined;
-		let url = checkUrl(given ?? live ?? peekEndpoints(root).httpUrl, token);
-		// This project's owner always names itself in owner.json. Without that, whatever answers at
-		// the configured address is someone else's (another project's owner on the default port) and
-		// must not get this project's calls; port 0 is not an address at all.
-		const found = given === undefined && live === undefined ? "absent" : await probe(url, token);
-		if (found === "unauthorized")
-			throw new Error(
-				`the owner at ${url} refused the token (${process.env.ROUNDTABLE_MCP_TOKEN ? "ROUNDTABLE_MCP_TOKEN" : token ? OPERATOR_TOKEN_PATH : `none: ${OPERATOR_TOKEN_PATH} is missing`})`,
-			);
-		if (found === "absent") {
-			if (!flags.autostart) {
-				const where =
-					url.port === "0"
-						? `for ${root} (mcp.http_address lets the system pick the port, so a live owner's .roundtable/owner.json would name it)`
-						: `at ${url}`;
-				log(`no Roundtable owner ${where}; start one with \`roundtable start\`, or pass --autostart`);
-				return 1;
-			}
-			url = await autostart(root, token);
-			// An owner started in a project that was not initialized made the token just now.
-			token ??= readOperatorToken(root);
-		}
+		// A launched agent's bridge goes to its session's private socket, which knows who it is.
+		const sessionSocket = flags.url === undefined ? process.env.ROUNDTABLE_SESSION_SOCKET : undefined;
+		const owner = sessionSocket ? undefined : await ownerUrl(flags);
+		if (!sessionSocket && !owner) return 1;
 		const out = Bun.stdout.writer();
+		// flush() gives a promise while the pipe is full: the bridge waits on it rather than
+		// buffering what a client that does not read would never take.
+		const send = (frame: string | Uint8Array) => {
+			out.write(frame);
+			return out.flush();
+		};
 		// A client that stops its server with a signal instead of closing stdin: clean up the same way.
 		const stop = new AbortController();
 		let signalled: NodeJS.Signals | undefined;
@@ -126,20 +126,18 @@ export const stdio: CommandRun = {
 				stop.abort();
 			});
 		}
-		const code = await runBridge({
-			url: url.href,
-			token,
-			maxLineBytes: MAX_LINE_BYTES,
-			input: Bun.stdin.stream(),
-			// flush() gives a promise while the pipe is full: the bridge waits on it rather than
-			// buffering what a client that does not read would never take.
-			send: (frame) => {
-				out.write(`${frame}\n`);
-				return out.flush();
-			},
-			log,
-			stop: stop.signal,
-		});
+		const input = Bun.stdin.stream();
+		const code = owner
+			? await runBridge({
+					url: owner.url.href,
+					token: owner.token,
+					maxLineBytes: MAX_LINE_BYTES,
+					input,
+					send: (frame) => send(`${frame}\n`),
+					log,
+					stop: stop.signal,
+				})
+			: await pipeToSocket({ path: sessionSocket as string, input, send, log, stop: stop.signal });
 		await out.end();
 		// Open keep-alive connections must not keep a client's subprocess alive after stdin ended.
 		process.exit(signalled ? 128 + constants.signals[signalled] : code);

@@ -3,8 +3,9 @@
 // fast, so it imports neither the store nor the schema library.
 import { existsSync, realpathSync } from "node:fs";
 import { constants } from "node:os";
-import { OPERATOR_TOKEN_PATH, readOperatorToken } from "../config/operator-token.ts";
+import { readOperatorToken } from "../config/operator-token.ts";
 import { peekEndpoints } from "../config/peek.ts";
+import { LAYOUT } from "../layout.ts";
 import { startOwnerInBackground } from "../owner/background.ts";
 import { findOwner } from "../owner/presence.ts";
 import { isLoopbackHostname } from "../transports/guard.ts";
@@ -86,7 +87,7 @@ async function ownerUrl(
 	const found = given === undefined && live === undefined ? "absent" : await probe(url, token);
 	if (found === "unauthorized")
 		throw new Error(
-			`the owner at ${url} refused the token (${process.env.ROUNDTABLE_MCP_TOKEN ? "ROUNDTABLE_MCP_TOKEN" : token ? OPERATOR_TOKEN_PATH : `none: ${OPERATOR_TOKEN_PATH} is missing`})`,
+			`the owner at ${url} refused the token (${process.env.ROUNDTABLE_MCP_TOKEN ? "ROUNDTABLE_MCP_TOKEN" : token ? LAYOUT.operatorToken : `none: ${LAYOUT.operatorToken} is missing`})`,
 		);
 	if (found === "absent") {
 		if (!flags.autostart) {

@@ -8,12 +8,10 @@ import { chmodSync, closeSync, openSync, readFileSync, writeSync } from "node:fs
 import { join } from "node:path";
 import { LAYOUT } from "../layout.ts";
 
-export const OPERATOR_TOKEN_PATH = LAYOUT.operatorToken;
-
 /** The token in the file, if it exists and holds one. */
 export function readOperatorToken(root: string): string | undefined {
 	try {
-		const token = readFileSync(join(root, OPERATOR_TOKEN_PATH), "utf8").trim();
+		const token = readFileSync(join(root, LAYOUT.operatorToken), "utf8").trim();
 		return token === "" ? undefined : token;
 	} catch {
 		return undefined;
@@ -22,7 +20,7 @@ export function readOperatorToken(root: string): string | undefined {
 
 /** The token, made now (32 random bytes, base64url, mode 0600) when there is none. */
 export function ensureOperatorToken(root: string): string {
-	const path = join(root, OPERATOR_TOKEN_PATH);
+	const path = join(root, LAYOUT.operatorToken);
 	const existing = readOperatorToken(root);
 	if (existing !== undefined) {
 		chmodSync(path, 0o600);

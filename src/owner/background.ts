@@ -7,8 +7,6 @@ import { LAYOUT } from "../layout.ts";
 import { findOwner, type OwnerInfo } from "./presence.ts";
 import { launchCommand } from "./self.ts";
 
-export const OWNER_LOG = LAYOUT.ownerLog;
-
 /**
  * Starts an owner for `root` and waits (15 s at most) until `ready` says the owner that published
  * itself is up; resolves with it.
@@ -18,7 +16,7 @@ export async function startOwnerInBackground(
 	ready: (owner: OwnerInfo) => boolean | Promise<boolean> = () => true,
 ): Promise<OwnerInfo> {
 	mkdirSync(join(root, LAYOUT.logs), { recursive: true, mode: 0o700 });
-	const logFd = openSync(join(root, OWNER_LOG), "a", 0o600);
+	const logFd = openSync(join(root, LAYOUT.ownerLog), "a", 0o600);
 	const child = Bun.spawn([...launchCommand(), "start", "--root", root], {
 		detached: true,
 		stdin: "ignore",
@@ -37,5 +35,5 @@ export async function startOwnerInBackground(
 		if (owner && (await ready(owner))) return owner;
 		await Bun.sleep(50);
 	}
-	throw new Error(`the owner started in the background did not come up; see ${join(root, OWNER_LOG)}`);
+	throw new Error(`the owner started in the background did not come up; see ${join(root, LAYOUT.ownerLog)}`);
 }

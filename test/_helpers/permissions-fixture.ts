@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { call } from "../../src/dispatch.ts";
 import type { ToolName } from "../../src/registry/index.ts";
-import type { Role } from "../../src/registry/types.ts";
+import { ROLES, type Role } from "../../src/registry/types.ts";
 import { capabilityHash, newCapability } from "../../src/sessions/capability.ts";
 import { commitAll, diffOf, makeProject, type Project } from "./helpers.ts";
 
@@ -127,14 +127,7 @@ export async function permissionsFixture(): Promise<Fixture> {
 	// Each claiming role's read claims on its task (the bound proposal's task is T-mine too). The
 	// MemoryOracle, with no readable paths, holds claims on a resource that is no path.
 	const claims = new Map<Role, { keep: string; release: string }>();
-	for (const role of [
-		"Implementer",
-		"Reviewer",
-		"Tester",
-		"Security",
-		"Architect",
-		"MemoryOracle",
-	] as Role[]) {
+	for (const role of ROLES.filter((r) => r !== "Chair")) {
 		const claim = async (path: string) =>
 			(
 				await op("resource.claim", {

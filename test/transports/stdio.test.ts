@@ -10,7 +10,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
-import { OPERATOR_TOKEN_PATH, readOperatorToken } from "../../src/config/operator-token.ts";
+import { readOperatorToken } from "../../src/config/operator-token.ts";
+import { LAYOUT } from "../../src/layout.ts";
 import { VERSION } from "../../src/version.ts";
 import { MAIN, REPO, tempDir, until } from "../_helpers/helpers.ts";
 
@@ -637,7 +638,7 @@ describe("no owner", () => {
 		// This project's own token is not that owner's: refused, and the message names where it came from.
 		const refused = await run([...SOURCE, "mcp", "stdio", "--root", root, "--url", shared.url]);
 		expect(refused.code).toBe(1);
-		expect(refused.stderr).toContain(`refused the token (${OPERATOR_TOKEN_PATH})`);
+		expect(refused.stderr).toContain(`refused the token (${LAYOUT.operatorToken})`);
 		const b = new Bridge(["--root", root, "--url", shared.url], {
 			...process.env,
 			ROUNDTABLE_MCP_TOKEN: readOperatorToken(shared.root),

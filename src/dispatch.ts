@@ -4,7 +4,8 @@
 import { withRepository } from "./apply/recover.ts";
 import { type AgentPrincipal, type CallContext, type Caller, systemContext } from "./context.ts";
 import { canonicalJson, sha256 } from "./domain/canonical.ts";
-import { clip, didYouMean, quoted, suggestion } from "./domain/suggest.ts";
+import { clip, didYouMean, quoted, suggestion } from "./domain/did-you-mean.ts";
+import type { Done, Env, Key, Ticket } from "./engine/env.ts";
 import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
 import { isAlive } from "./os/process.ts";
 import { findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
@@ -15,18 +16,8 @@ import { Denials } from "./sessions/denials.ts";
 import type { Tx } from "./store/index.ts";
 import * as apply from "./tools/apply.ts";
 import * as config from "./tools/config.ts";
-import type {
-	DirectHandler,
-	Done,
-	Env,
-	Key,
-	MutationHandler,
-	Prepare,
-	PreparedRun,
-	Ticket,
-	TxHandler,
-} from "./tools/env.ts";
 import * as governance from "./tools/governance.ts";
+import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./tools/handlers.ts";
 import * as memory from "./tools/memory.ts";
 import * as proposals from "./tools/proposals.ts";
 import * as repo from "./tools/repo.ts";
@@ -37,7 +28,6 @@ import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
 import * as tests from "./tools/tests.ts";
 import * as turns from "./tools/turns.ts";
-import * as validate from "./tools/validate.ts";
 import { nowIso } from "./vocabulary/ids.ts";
 
 // Past route(), a handler is called with arguments the registry validated against its own tool's
@@ -152,7 +142,7 @@ export function route(name: ToolName): Handler {
 		case "decision.record":
 			return inTx(name, proposals.recordDecision);
 		case "patch.validate":
-			return readsRepo(direct(name, validate.validate));
+			return readsRepo(direct(name, proposals.validate));
 		case "patch.reject":
 			return inTx(name, proposals.reject);
 		case "patch.apply":

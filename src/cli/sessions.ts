@@ -3,11 +3,11 @@
 // Operator commands: session.register, .heartbeat and .end (operator tools, not listed to agents).
 import { resolve } from "node:path";
 import { call } from "../dispatch.ts";
-import { didYouMean, echo, quoted, suggestion } from "../domain/suggest.ts";
+import { didYouMean, echo, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { buildBriefing, renderBriefing } from "../launch/briefing.ts";
+import { type Binding, launch as runLaunch } from "../launch/launch.ts";
 import { openRuntime } from "../runtime.ts";
-import { buildBriefing, renderBriefing } from "../sessions/briefing.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
-import { type Binding, launch as runLaunch } from "../sessions/launch.ts";
 import { requireSession } from "../tools/sessions.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../vocabulary/ids.ts";
 import type { SessionRecord } from "../vocabulary/records.ts";

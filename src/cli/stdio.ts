@@ -8,7 +8,7 @@ import { peekEndpoints } from "../config/peek.ts";
 import { LAYOUT } from "../layout.ts";
 import { startOwnerInBackground } from "../owner/background.ts";
 import { findOwner } from "../owner/presence.ts";
-import { isLoopbackHostname } from "../transports/guard.ts";
+import { isLoopbackHostname } from "../transports/http-guard.ts";
 import { pipeToSocket } from "../transports/socket-pipe.ts";
 import { runBridge } from "../transports/stdio.ts";
 import { type Flags, UsageError } from "./args.ts";

@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type } from "arktype";
+import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
 import { problemText } from "../domain/scalars.ts";
-import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
 import { dotted, isPlainObject, type KeyPath as Path, readYaml } from "../domain/yaml-source.ts";
 import { type AdapterConfig, type Config, defaultConfig, FIXED_ROLES } from "./defaults.ts";
 import { CONFIG_PATH } from "./paths.ts";

@@ -15,7 +15,7 @@ import { DOT } from "../layout.ts";
 import { tryLock } from "../os/lock.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { resolveCapability } from "../sessions/capability.ts";
-import { describeSandbox } from "../testing/sandboxed.ts";
+import { describeSandbox } from "../test-runs/sandboxed.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";

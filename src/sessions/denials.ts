@@ -2,7 +2,7 @@
 // an agent retrying a refused call in a loop must not flood the audit trail. Refusals inside the
 // minute are counted and folded into the next event's `count`.
 import type { AgentPrincipal } from "../context.ts";
-import { clip } from "../domain/suggest.ts";
+import { clip } from "../domain/did-you-mean.ts";
 import type { ToolError } from "../errors.ts";
 
 export const DENIAL_WINDOW_MS = 60_000;

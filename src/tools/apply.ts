@@ -21,7 +21,11 @@ import { capture, currentState, JOURNAL_DIR, restore, sameState } from "../apply
 import { actorId } from "../context.ts";
 import { overlaps } from "../domain/claims.ts";
 import { touchedPaths } from "../domain/patch.ts";
+import type { Env, Key } from "../engine/env.ts";
+import { checkRevision, newRecordId, requireRun } from "../engine/records.ts";
 import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
+import { checkProposal, policyOf } from "../gates/check.ts";
+import { type Evidence, gatherEvidence } from "../gates/evidence.ts";
 import { gitApply, patchPath } from "../patches.ts";
 import type { Args, Result } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
@@ -29,11 +33,8 @@ import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { TransactionRecord } from "../vocabulary/records.ts";
-import { checkRevision, newRecordId, requireRun } from "./common.ts";
-import type { Env, Key } from "./env.ts";
 import { mustBeOpen, OPEN } from "./proposals.ts";
 import { releaseClaim } from "./resources.ts";
-import { checkProposal, type Evidence, gatherEvidence, policyOf } from "./validate.ts";
 
 /** Test-only: `ROUNDTABLE_TEST_CRASH_AT=<step>` kills this process at that step (see the apply tests). */
 function crashPoint(step: string): void {

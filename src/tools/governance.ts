@@ -4,10 +4,15 @@
 import { statSync } from "node:fs";
 import { actorId } from "../context.ts";
 import { parseCanonicalId } from "../domain/claims.ts";
+import { echo } from "../domain/did-you-mean.ts";
 import { parsePatch } from "../domain/patch.ts";
 import { type Finding, type ScannedLine, scanLines, verdictOf } from "../domain/security-scan.ts";
-import { echo } from "../domain/suggest.ts";
+import type { Env } from "../engine/env.ts";
+import { repoGuard } from "../engine/env.ts";
+import { checkRevision, newRecordId, requireProposal, requireTask } from "../engine/records.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { policyOf } from "../gates/check.ts";
+import { addedLines } from "../gates/evidence.ts";
 import { readPatch } from "../patches.ts";
 import { DEFAULT_POLICY } from "../policy/defaults.ts";
 import type { Args } from "../registry/index.ts";
@@ -17,9 +22,6 @@ import { readText } from "../repo/read.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import type { ApprovalRecord } from "../vocabulary/records.ts";
-import { checkRevision, newRecordId, repoGuard, requireProposal, requireTask } from "./common.ts";
-import type { Env } from "./env.ts";
-import { addedLines, policyOf } from "./validate.ts";
 
 async function requireApproval(tx: Tx, id: string): Promise<ApprovalRecord> {
 	const approval = await tx.approvals.get(id);

@@ -5,7 +5,21 @@ import { actorId } from "../context.ts";
 import { isPathType, parseCanonicalId } from "../domain/claims.ts";
 import { mergeAffected, scopeOfId, uncovered } from "../domain/coverage.ts";
 import { type ParsedPatch, PatchError, parsePatch, touchedPaths } from "../domain/patch.ts";
+import type { Env } from "../engine/env.ts";
+import { cursorKey, page } from "../engine/paging.ts";
+import {
+	checkRevision,
+	newRecordId,
+	requireEnabledAgent,
+	requireProposal,
+	requireRun,
+	requireTask,
+	scopeOfResource,
+	writeClaimsOf,
+} from "../engine/records.ts";
 import { conflict, failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
+import { policyOf, validateProposal } from "../gates/check.ts";
+import { evaluationInput, gatherEvidence } from "../gates/evidence.ts";
 import { readPatch, storePatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";
@@ -15,20 +29,6 @@ import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { ProposalRecord } from "../vocabulary/records.ts";
 import type { ProposalStatus } from "../vocabulary/statuses.ts";
-import {
-	checkRevision,
-	cursorKey,
-	newRecordId,
-	page,
-	requireEnabledAgent,
-	requireProposal,
-	requireRun,
-	requireTask,
-	scopeOfResource,
-	writeClaimsOf,
-} from "./common.ts";
-import type { Env } from "./env.ts";
-import { evaluationInput, gatherEvidence, policyOf } from "./validate.ts";
 
 export const OPEN: readonly ProposalStatus[] = ["pending", "in_review"];
 
@@ -484,3 +484,5 @@ export async function reject(tx: Tx, a: Args<"patch.reject">, env: Env) {
 	});
 	return { proposal: rejected, decision };
 }
+
+export const validate = (a: Args<"patch.validate">, env: Env) => validateProposal(env, a.proposal_id);

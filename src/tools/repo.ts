@@ -1,14 +1,14 @@
 // repo.read_file, repo.search, repo.symbols, repo.dependency_context: read-only views of the
 // repository, every path through the one guard (src/repo/guard.ts).
 
+import type { Env } from "../engine/env.ts";
+import { repoGuard } from "../engine/env.ts";
 import { invalidArgument, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import { dependencyContext } from "../repo/deps/index.ts";
 import { readLines } from "../repo/read.ts";
 import { searchRepo } from "../repo/search.ts";
 import { listSymbols } from "../repo/symbols/index.ts";
-import { repoGuard } from "./common.ts";
-import type { Env } from "./env.ts";
 
 export async function readFile(a: Args<"repo.read_file">, env: Env) {
 	const start = a.start_line ?? 1;

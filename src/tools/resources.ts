@@ -11,7 +11,17 @@ import {
 	parseCanonicalId,
 	type Scope,
 } from "../domain/claims.ts";
-import { clip, echo } from "../domain/suggest.ts";
+import { clip, echo } from "../domain/did-you-mean.ts";
+import type { Env } from "../engine/env.ts";
+import { repoGuard } from "../engine/env.ts";
+import { cursorKey, page } from "../engine/paging.ts";
+import {
+	checkRevision,
+	newRecordId,
+	requireEnabledAgent,
+	requireRun,
+	requireTask,
+} from "../engine/records.ts";
 import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
@@ -22,17 +32,6 @@ import type { Tx } from "../store/index.ts";
 import { nowIso } from "../vocabulary/ids.ts";
 import type { ClaimRecord, ResourceRecord } from "../vocabulary/records.ts";
 import type { ClaimStatus, ClaimType } from "../vocabulary/statuses.ts";
-import {
-	checkRevision,
-	cursorKey,
-	newRecordId,
-	page,
-	repoGuard,
-	requireEnabledAgent,
-	requireRun,
-	requireTask,
-} from "./common.ts";
-import type { Env } from "./env.ts";
 
 const later = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();
 

@@ -3,14 +3,14 @@
 // many records it touches; the tick in src/chair/ calls them in order.
 import { actorId } from "../context.ts";
 import { convergenceOf, endOf } from "../domain/convergence.ts";
+import type { Env } from "../engine/env.ts";
+import { requireRun } from "../engine/records.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { RunRecord } from "../vocabulary/records.ts";
 import { PROPOSAL_STATUSES } from "../vocabulary/statuses.ts";
-import { requireRun } from "./common.ts";
-import type { Env } from "./env.ts";
 import { expireDue } from "./resources.ts";
 import { expireTurn, leaseEnd } from "./turns.ts";
 

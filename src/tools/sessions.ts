@@ -5,14 +5,8 @@ import { isAbsolute } from "node:path";
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
 import { actorId } from "../context.ts";
-import { didYouMean, quoted, suggestion } from "../domain/suggest.ts";
-import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
-import type { Args } from "../registry/index.ts";
-import type { Runtime } from "../runtime.ts";
-import { sessionSocketPath } from "../sessions/paths.ts";
-import type { StoredAgent } from "../store/agents.ts";
-import type { Tx } from "../store/index.ts";
-import type { SessionRow } from "../store/sessions.ts";
+import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import type { Env } from "../engine/env.ts";
 import {
 	checkRevision,
 	newRecordId,
@@ -20,8 +14,14 @@ import {
 	requireProposal,
 	requireRun,
 	requireTask,
-} from "./common.ts";
-import type { Env } from "./env.ts";
+} from "../engine/records.ts";
+import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
+import type { Runtime } from "../runtime.ts";
+import { sessionSocketPath } from "../sessions/paths.ts";
+import type { StoredAgent } from "../store/agents.ts";
+import type { Tx } from "../store/index.ts";
+import type { SessionRow } from "../store/sessions.ts";
 import { OPEN } from "./proposals.ts";
 import { releaseClaim, suspendClaim } from "./resources.ts";
 

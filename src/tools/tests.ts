@@ -6,6 +6,8 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { withRepository } from "../apply/recover.ts";
 import { actorId } from "../context.ts";
+import type { Done, Env, Key, Ticket } from "../engine/env.ts";
+import { requireEnabledAgent, requireProposal, requireTask } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import { LAYOUT } from "../layout.ts";
@@ -16,29 +18,27 @@ import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import type { TestRunOutcome } from "../store/test-runs.ts";
-import { allowedBy, canonical, splitCommand } from "../testing/argv.ts";
-import { checkTestArguments } from "../testing/inside.ts";
+import { allowedBy, canonical, splitCommand } from "../test-runs/argv.ts";
+import { checkTestArguments } from "../test-runs/inside.ts";
 import {
 	charStartFrom,
 	killMarkedGroup,
 	type ProcessResult,
 	runProcess,
 	wholeCharsEnd,
-} from "../testing/process.ts";
+} from "../test-runs/process.ts";
 import {
 	cannotStart,
 	chooseSandbox,
 	type RunSandbox,
 	signalOfExit,
 	wrapCommand,
-} from "../testing/sandboxed.ts";
-import { suggestTests } from "../testing/suggest.ts";
-import { PatchDoesNotApply, proposalWorkdir } from "../testing/workdir.ts";
+} from "../test-runs/sandboxed.ts";
+import { suggestTests } from "../test-runs/suggestions.ts";
+import { PatchDoesNotApply, proposalWorkdir } from "../test-runs/workdir.ts";
 import { mintId, nowIso } from "../vocabulary/ids.ts";
 import type { TestRunRecord } from "../vocabulary/records.ts";
 import type { TestRunStatus } from "../vocabulary/statuses.ts";
-import { requireEnabledAgent, requireProposal, requireTask } from "./common.ts";
-import type { Done, Env, Key, Ticket } from "./env.ts";
 
 export const TESTLOGS_DIR = LAYOUT.testlogs;
 const logPath = (root: string, id: string) => join(root, TESTLOGS_DIR, `${id}.log`);

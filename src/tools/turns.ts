@@ -3,13 +3,13 @@
 // transaction so the queue is cheap to read. Better than the seed: a scheduled or started turn holds
 // a lease (turns.lease_seconds) and expires when it runs out, so one stuck agent never blocks a run.
 
+import type { Env } from "../engine/env.ts";
+import { requireEnabledAgent, requireRun } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { TurnRow } from "../store/turns.ts";
 import type { RunRecord } from "../vocabulary/records.ts";
-import { requireEnabledAgent, requireRun } from "./common.ts";
-import type { Env } from "./env.ts";
 
 const MAX_REASON_CODE_POINTS = 1000;
 

@@ -10,8 +10,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentPrincipal, Caller, Principal } from "../context.ts";
 import { EventBuffer } from "./event-store.ts";
-import { checkRequest, credentialOf, isLoopbackHostname } from "./guard.ts";
 import { Connections } from "./http-connections.ts";
+import { checkRequest, credentialOf, isLoopbackHostname } from "./http-guard.ts";
 import type { InFlight } from "./inflight.ts";
 import { conformanceFixtures, createMcpServer } from "./mcp-server.ts";
 

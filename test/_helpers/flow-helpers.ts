@@ -2,8 +2,8 @@
 // against its declared schema; and `flow`, a project over a real git repository holding a task.
 import type { CallContext } from "../../src/context.ts";
 import { call } from "../../src/dispatch.ts";
+import type { Report } from "../../src/gates/check.ts";
 import type { Gate } from "../../src/policy/types.ts";
-import type { Report } from "../../src/tools/validate.ts";
 import type { ProposalRecord } from "../../src/vocabulary/records.ts";
 import { commitAll, expectDeclaredOutput, makeProject, type Project } from "./helpers.ts";
 

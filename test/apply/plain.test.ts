@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { proposalWorkdir } from "../../src/testing/workdir.ts";
+import { proposalWorkdir } from "../../src/test-runs/workdir.ts";
 import { type Flow, taskFlow } from "../_helpers/flow-helpers.ts";
 import { commitAll, makeProject, runProcess, tempDir, write } from "../_helpers/helpers.ts";
 

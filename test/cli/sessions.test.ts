@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Briefing } from "../../src/sessions/briefing.ts";
+import type { Briefing } from "../../src/launch/briefing.ts";
 import type { SessionRow } from "../../src/store/sessions.ts";
 import { nowIso } from "../../src/vocabulary/ids.ts";
 import { cliHere as runCli } from "../_helpers/cli.ts";

@@ -6,10 +6,10 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { policyOf } from "../../src/gates/check.ts";
 import { type Reloader, startReloader } from "../../src/owner/reload.ts";
 import { PolicyError } from "../../src/policy/index.ts";
 import type { Policy } from "../../src/policy/types.ts";
-import { policyOf } from "../../src/tools/validate.ts";
 import { callSocket } from "../../src/transports/socket-client.ts";
 import { allEvents, MAIN, makeProject, type Project, readyLine, until } from "../_helpers/helpers.ts";
 

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { bwrapArgv, probeSandbox, type SandboxSpec } from "../../src/sandbox/index.ts";
-import { runProcess } from "../../src/testing/process.ts";
+import { runProcess } from "../../src/test-runs/process.ts";
 import { removeTempDirs, tempDir, write } from "../_helpers/helpers.ts";
 
 const choice = probeSandbox();

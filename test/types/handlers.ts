@@ -3,10 +3,11 @@
 
 import { operatorContext } from "../../src/context.ts";
 import { call } from "../../src/dispatch.ts";
+import type { Done, Key, Ticket } from "../../src/engine/env.ts";
 import type { Result } from "../../src/registry/index.ts";
 import type { Runtime } from "../../src/runtime.ts";
 import type { Tx } from "../../src/store/index.ts";
-import type { Done, Key, MutationHandler, Ticket, TxHandler } from "../../src/tools/env.ts";
+import type { MutationHandler, TxHandler } from "../../src/tools/handlers.ts";
 
 declare const rt: Runtime;
 declare const tx: Tx;

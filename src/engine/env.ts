@@ -1,8 +1,9 @@
-// What a tool family's handler is given and must return. The dispatcher (src/dispatch.ts) pairs each
-// handler with its tool; the families import only these types from it, never the dispatcher.
+// What an engine is given for one call: the runtime, who is calling, the call's clock and read
+// scope; and the idempotency Key a long mutation must claim and remember through. Below both the
+// tool families and the engines, so neither imports upward for it.
 import type { CallContext } from "../context.ts";
-import type { ReadScope } from "../domain/read-scope.ts";
-import type { Args, Result, ToolName } from "../registry/index.ts";
+import { type ReadScope, readRefusal } from "../domain/read-scope.ts";
+import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -38,21 +39,8 @@ export interface Key<R> {
 	remember(tx: Tx, ticket: Ticket, result: R): Promise<Done<R>>;
 }
 
-/** Runs inside the call's single transaction. */
-export type TxHandler<N extends ToolName> = (tx: Tx, args: Args<N>, env: Env) => Promise<Result<N>>;
-/** Manages its own short transactions, for tools that wait or run long. */
-export type DirectHandler<N extends ToolName> = (args: Args<N>, env: Env) => Promise<Result<N>>;
-/** A direct handler that changes state: its result comes through its idempotency key. */
-export type MutationHandler<N extends ToolName> = (
-	args: Args<N>,
-	env: Env,
-	key: Key<Result<N>>,
-) => Promise<Done<Result<N>>>;
-/** Reads files first (no transaction open), then commits in the call's single transaction. */
-export type Prepare<N extends ToolName, P> = (args: Args<N>, env: Env) => Promise<P>;
-export type PreparedRun<N extends ToolName, P> = (
-	tx: Tx,
-	args: Args<N>,
-	env: Env,
-	prepared: P,
-) => Promise<Result<N>>;
+/** The repository as this call may read it: all of it for the operator, an agent's scope for an agent. */
+export function repoGuard(env: Env): RepoGuard {
+	const { reads } = env;
+	return new RepoGuard(env.rt.root, reads && ((rel) => readRefusal(reads, rel)));
+}

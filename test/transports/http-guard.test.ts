@@ -7,7 +7,7 @@ import {
 	credentialOf,
 	hostnameOf,
 	isLoopbackHostname,
-} from "../../src/transports/guard.ts";
+} from "../../src/transports/http-guard.ts";
 
 describe("isLoopbackHostname", () => {
 	for (const name of [

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { defaultConfig } from "../../src/config/defaults.ts";
 import { checkArguments, rulesFor } from "../../src/domain/test-args.ts";
 import { CONFIG_TEMPLATE } from "../../src/init/config-template.ts";
-import { insideOf } from "../../src/testing/inside.ts";
+import { insideOf } from "../../src/test-runs/inside.ts";
 import { tempDir, write } from "../_helpers/helpers.ts";
 import { ESCAPE_ALLOW, escapes } from "../_helpers/test-args-escapes.ts";
 import { expectNothingRecorded, project, run } from "../_helpers/test-run-helpers.ts";

@@ -1,10 +1,9 @@
-// Lookups and checks several families share: existence with a did-you-mean, and revisions.
+// Lookups and checks the engines share: existence with a did-you-mean, revisions, new ids, and the
+// claims and scopes a proposal is judged by.
 
 import type { Scope } from "../domain/claims.ts";
-import { readRefusal } from "../domain/read-scope.ts";
-import { didYouMean, suggestion } from "../domain/suggest.ts";
-import { conflict, failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
-import { RepoGuard } from "../repo/guard.ts";
+import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
+import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 import { type IdKind, mintId } from "../vocabulary/ids.ts";
@@ -15,7 +14,6 @@ import type {
 	RunRecord,
 	TaskRecord,
 } from "../vocabulary/records.ts";
-import type { Env } from "./env.ts";
 
 export async function requireTask(tx: Tx, id: string): Promise<TaskRecord> {
 	const task = await tx.tasks.get(id);
@@ -94,43 +92,4 @@ export async function newRecordId(
 		});
 	}
 	return chosen.value;
-}
-
-type KeyPart = string | number;
-
-/**
- * Keyset paging. The store fetched limit + 1 rows; this returns the page and, when more exist, an
- * opaque cursor holding the sort key of the page's last row.
- */
-export function page<T>(
-	rows: T[],
-	limit: number,
-	key: (row: T) => KeyPart[],
-): { rows: T[]; next: string | null } {
-	if (rows.length <= limit) return { rows, next: null };
-	const kept = rows.slice(0, limit);
-	return { rows: kept, next: Buffer.from(JSON.stringify(key(kept.at(-1) as T))).toString("base64url") };
-}
-
-/** The sort key a cursor holds, checked against the kinds of its parts. */
-export function cursorKey(cursor: string, kinds: ("string" | "number")[]): KeyPart[] {
-	try {
-		const parts = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-		if (
-			Array.isArray(parts) &&
-			parts.length === kinds.length &&
-			parts.every((p, i) => (kinds[i] === "number" ? Number.isSafeInteger(p) : typeof p === "string"))
-		) {
-			return parts as KeyPart[];
-		}
-	} catch {
-		// reported below
-	}
-	throw invalidArgument("argument 'cursor' is not a cursor this tool returned", { field: "cursor" });
-}
-
-/** The repository as this call may read it: all of it for the operator, an agent's scope for an agent. */
-export function repoGuard(env: Env): RepoGuard {
-	const { reads } = env;
-	return new RepoGuard(env.rt.root, reads && ((rel) => readRefusal(reads, rel)));
 }

@@ -17,8 +17,8 @@ import { programDir, stdioCommand } from "../owner/self.ts";
 import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { bwrapArgv, sandboxHere } from "../sandbox/index.ts";
-import { capabilityHash, newCapability } from "./capability.ts";
-import { privateDir, sessionDir } from "./paths.ts";
+import { capabilityHash, newCapability } from "../sessions/capability.ts";
+import { privateDir, sessionDir } from "../sessions/paths.ts";
 
 /** What a launched agent's environment gets of Roundtable: these, and nothing else. */
 export const SESSION_VARIABLES = [

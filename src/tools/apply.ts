@@ -18,6 +18,7 @@ import { dirname, join } from "node:path";
 import { type JournalEntry, SCRATCH_PREFIX, settleJournal, writeJournal } from "../apply/journal.ts";
 import { recoverNow, withRepository } from "../apply/recover.ts";
 import { capture, currentState, JOURNAL_DIR, restore, sameState } from "../apply/state.ts";
+import { releaseClaim } from "../claims/lifecycle.ts";
 import { actorId } from "../context.ts";
 import { overlaps } from "../domain/claims.ts";
 import { touchedPaths } from "../domain/patch.ts";
@@ -27,14 +28,13 @@ import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts"
 import { checkProposal, policyOf } from "../gates/check.ts";
 import { type Evidence, gatherEvidence } from "../gates/evidence.ts";
 import { gitApply, patchPath } from "../patches.ts";
+import { mustBeOpen, OPEN } from "../proposals/open.ts";
 import type { Args, Result } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { TransactionRecord } from "../vocabulary/records.ts";
-import { mustBeOpen, OPEN } from "./proposals.ts";
-import { releaseClaim } from "./resources.ts";
 
 /** Test-only: `ROUNDTABLE_TEST_CRASH_AT=<step>` kills this process at that step (see the apply tests). */
 function crashPoint(step: string): void {

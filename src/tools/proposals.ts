@@ -23,26 +23,12 @@ import { evaluationInput, gatherEvidence } from "../gates/evidence.ts";
 import { readPatch, storePatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";
+import { mustBeOpen } from "../proposals/open.ts";
 import type { Args } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { ProposalRecord } from "../vocabulary/records.ts";
-import type { ProposalStatus } from "../vocabulary/statuses.ts";
-
-export const OPEN: readonly ProposalStatus[] = ["pending", "in_review"];
-
-export function mustBeOpen(p: ProposalRecord, action: string): void {
-	if (!OPEN.includes(p.status)) {
-		throw failedPrecondition(
-			`proposal ${p.id} is ${p.status}; only a pending or in-review proposal can be ${action}`,
-			{
-				proposal_id: p.id,
-				status: p.status,
-			},
-		);
-	}
-}
 
 function mustBeAuthor(p: ProposalRecord, agentId: string, action: string): void {
 	if (p.agent_id !== agentId) {

@@ -2,8 +2,8 @@
 // expiry sweep. A claim is a lease on a resource; the conflict check and the insert happen in one
 // write transaction, so of several agents racing for the same resource exactly one wins.
 import { statSync } from "node:fs";
+import { claimEvent, expireDue, later, mustMove, releaseClaim, requireClaim } from "../claims/lifecycle.ts";
 import {
-	canMove,
 	canonicalId,
 	isPathType,
 	modesConflict,
@@ -31,77 +31,7 @@ import { languageOf } from "../repo/symbols/languages.ts";
 import type { Tx } from "../store/index.ts";
 import { nowIso } from "../vocabulary/ids.ts";
 import type { ClaimRecord, ResourceRecord } from "../vocabulary/records.ts";
-import type { ClaimStatus, ClaimType } from "../vocabulary/statuses.ts";
-
-const later = (now: string, seconds: number) => new Date(Date.parse(now) + seconds * 1000).toISOString();
-
-async function requireClaim(tx: Tx, id: string, now: string): Promise<ClaimRecord> {
-	const claim = await tx.claims.get(id, now);
-	if (!claim) throw notFound(`claim ${id} not found`, { claim_id: id });
-	return claim;
-}
-
-function mustMove(claim: ClaimRecord, to: ClaimStatus): void {
-	if (!canMove(claim.status, to)) {
-		throw failedPrecondition(`claim ${claim.id} is ${claim.status}, so it cannot become ${to}`, {
-			claim_id: claim.id,
-			status: claim.status,
-		});
-	}
-}
-
-/** Appends an event about a claim: its ids, then what this event adds. */
-function claimEvent(
-	tx: Tx,
-	type: string,
-	actor: string,
-	c: ClaimRecord,
-	extra: Record<string, unknown>,
-	now: string,
-) {
-	return tx.events.append(
-		{
-			type,
-			actor_id: actor,
-			run_id: c.run_id,
-			task_id: c.task_id,
-			payload: { claim_id: c.id, resource_id: c.resource_id, agent_id: c.agent_id, ...extra },
-		},
-		now,
-	);
-}
-
-/** Releases a live claim, with its claim.released event. */
-export async function releaseClaim(
-	tx: Tx,
-	c: ClaimRecord,
-	release: { actor: string; reason: string | null; forced: boolean },
-	now: string,
-): Promise<ClaimRecord> {
-	const released = await tx.claims.setStatus(c.id, "released", release.reason, now);
-	await claimEvent(
-		tx,
-		"claim.released",
-		release.actor,
-		c,
-		{ reason: release.reason, forced: release.forced },
-		now,
-	);
-	return released;
-}
-
-/** Suspends a live claim, with its claim.suspended event: it blocks nobody until renewed with rebase. */
-export async function suspendClaim(
-	tx: Tx,
-	c: ClaimRecord,
-	actor: string,
-	reason: string,
-	now: string,
-): Promise<ClaimRecord> {
-	const suspended = await tx.claims.setStatus(c.id, "suspended", reason, now);
-	await claimEvent(tx, "claim.suspended", actor, c, { reason }, now);
-	return suspended;
-}
+import type { ClaimType } from "../vocabulary/statuses.ts";
 
 /** What a claim argument set points at, checked against the repository. */
 async function scopeOf(
@@ -496,16 +426,6 @@ export async function revoke(tx: Tx, a: Args<"resource.revoke">, env: Env) {
 	const claim = await tx.claims.setStatus(c.id, "revoked", a.reason, env.now);
 	await claimEvent(tx, "claim.revoked", "operator", c, { reason: a.reason }, env.now);
 	return { claim };
-}
-
-/** Records leases that ran out by `at` as `expired`, with events (the Chair's chair.expire too). */
-export async function expireDue(tx: Tx, at: string): Promise<ClaimRecord[]> {
-	const expired: ClaimRecord[] = [];
-	for (const c of await tx.claims.due(at)) {
-		expired.push(await tx.claims.setStatus(c.id, "expired", "ttl elapsed", at));
-		await claimEvent(tx, "claim.expired", "system", c, { expires_at: c.expires_at }, at);
-	}
-	return expired;
 }
 
 export async function expire(tx: Tx, a: Args<"resource.expire">, env: Env) {

@@ -1,6 +1,8 @@
 // run.open (the operator's), and the Chair's batch steps: chair.expire, .assign_tasks,
 // .schedule_turn, .report_error, run.converge and run.tick_failed. Each is one transaction however
 // many records it touches; the tick in src/chair/ calls them in order.
+
+import { expireDue } from "../claims/lifecycle.ts";
 import { actorId } from "../context.ts";
 import { convergenceOf, endOf } from "../domain/convergence.ts";
 import type { Env } from "../engine/env.ts";
@@ -8,11 +10,10 @@ import { requireRun } from "../engine/records.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
+import { expireTurn, leaseEnd } from "../turns/lease.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { RunRecord } from "../vocabulary/records.ts";
 import { PROPOSAL_STATUSES } from "../vocabulary/statuses.ts";
-import { expireDue } from "./resources.ts";
-import { expireTurn, leaseEnd } from "./turns.ts";
 
 const ASSIGN_CURSOR = "assign.last_agent";
 /** implementer-2 before implementer-10. */

@@ -2,6 +2,7 @@
 // agent sessions and switch for each agent. An agent the operator disabled stays disabled through
 // config sync; one the config removed comes back only through the config.
 import { isAbsolute } from "node:path";
+import { releaseClaim, suspendClaim } from "../claims/lifecycle.ts";
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
 import { actorId } from "../context.ts";
@@ -16,14 +17,13 @@ import {
 	requireTask,
 } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
+import { OPEN } from "../proposals/open.ts";
 import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 import { sessionSocketPath } from "../sessions/paths.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
-import { OPEN } from "./proposals.ts";
-import { releaseClaim, suspendClaim } from "./resources.ts";
 
 const PLACEHOLDER = "{{external_session_id}}";
 

@@ -9,12 +9,10 @@ import { failedPrecondition, invalidArgument, notFound, ToolError } from "../err
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { TurnRow } from "../store/turns.ts";
+import { expireTurn, leaseEnd } from "../turns/lease.ts";
 import type { RunRecord } from "../vocabulary/records.ts";
 
 const MAX_REASON_CODE_POINTS = 1000;
-
-export const leaseEnd = (now: string, seconds: number) =>
-	new Date(Date.parse(now) + seconds * 1000).toISOString();
 
 /** RFC 3339 with nanoseconds, as the seed's `requested_at`: the millisecond clock, zero-padded. */
 const nano = (iso: string) => iso.replace(/\.(\d{3})Z$/, ".$1000000Z");
@@ -28,27 +26,6 @@ async function activeRun(tx: Tx, id: string, what: string): Promise<RunRecord> {
 		});
 	}
 	return run;
-}
-
-/** Ends a turn whose lease ran out: `agent.turn_expired`. The Chair's sweep and the turn tools share it. */
-export async function expireTurn(tx: Tx, t: TurnRow, now: string, actor: string): Promise<TurnRow> {
-	const phase = t.status === "started" ? "started" : "scheduled";
-	const ended = await tx.turns.end(t.request_event_id, "expired", now);
-	await tx.events.append(
-		{
-			type: "agent.turn_expired",
-			actor_id: actor,
-			run_id: t.run_id,
-			payload: {
-				agent_id: t.agent_id,
-				request_event_id: t.request_event_id,
-				phase,
-				lease_expires_at: t.lease_expires_at,
-			},
-		},
-		now,
-	);
-	return ended;
 }
 
 const leaseRanOut = (t: TurnRow, now: string) =>

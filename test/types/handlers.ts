@@ -2,7 +2,7 @@
 // fail to compile, or tsc reports the directive as unused and CI fails. Never executed.
 
 import { operatorContext } from "../../src/context.ts";
-import { call } from "../../src/dispatch.ts";
+import { call, route } from "../../src/dispatch.ts";
 import type { Done, Key, Ticket } from "../../src/engine/env.ts";
 import type { Result } from "../../src/registry/index.ts";
 import type { Runtime } from "../../src/runtime.ts";
@@ -49,3 +49,7 @@ export const follows: MutationHandler<"test.run"> = async (_a, _env, key) => {
 	const done: Done<Result<"test.run">> = await key.remember(tx, ticket, { test_run: testRun, log: "" });
 	return done;
 };
+
+// The switch routes registry names only: anything else does not compile.
+// @ts-expect-error: "task.nope" is not a ToolName
+export const unknownRoute = () => route("task.nope");

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallContext } from "../../src/context.ts";
 import { call } from "../../src/dispatch.ts";
-import { TESTLOGS_DIR } from "../../src/tools/tests.ts";
+import { TESTLOGS_DIR } from "../../src/test-runs/logs.ts";
 import type { TestRunRecord } from "../../src/vocabulary/records.ts";
 import { type Proposal, taskFlow } from "./flow-helpers.ts";
 import {

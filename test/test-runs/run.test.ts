@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CallContext, operatorContext } from "../../src/context.ts";
-import { TESTLOGS_DIR } from "../../src/tools/tests.ts";
+import { TESTLOGS_DIR } from "../../src/test-runs/logs.ts";
 import { allEvents, REPO, write } from "../_helpers/helpers.ts";
 import {
 	ECHO_ARGS,

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { defaultConfig } from "../src/config/defaults.ts";
 import { RepoGuard } from "../src/repo/guard.ts";
 import { bwrapArgv, probeSandbox } from "../src/sandbox/index.ts";
-import { suggestTests } from "../src/test-runs/suggestions.ts";
+import { suggestTests } from "../src/test-runs/discover.ts";
 import { proposalWorkdir } from "../src/test-runs/workdir.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
 import { fmt, median, readLine } from "./lib.ts";

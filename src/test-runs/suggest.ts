@@ -1,12 +1,12 @@
 // test.suggest: which proposal and task the suggestions are for, and whether the change's risk lets
-// them be narrowed; the project scan that finds the commands is suggestions.ts.
+// them be narrowed; the project scan that finds the commands is discover.ts.
 
 import type { Env } from "../engine/env.ts";
 import { requireProposal, requireTask } from "../engine/records.ts";
 import { invalidArgument } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
-import { suggestTests } from "./suggestions.ts";
+import { suggestTests } from "./discover.ts";
 
 /**
  * Commands worth running for a proposal (its touched files and expected_tests, unnarrowed when its

@@ -1,4 +1,4 @@
-// Shared by the test.run tests (test-run.test.ts, test-results.test.ts): projects whose config
+// Shared by the test.run tests (test/test-runs/run.test.ts, results.test.ts): projects whose config
 // allowlists small `#!/bin/sh` scripts written into them, calls, events, processes, git proposals.
 import { expect } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { defaultConfig } from "../../src/config/defaults.ts";
 import { RepoGuard } from "../../src/repo/guard.ts";
 import { allowedBy, splitCommand } from "../../src/test-runs/argv.ts";
+import { type Suggestion, suggestTests } from "../../src/test-runs/discover.ts";
 import { argumentRefusal } from "../../src/test-runs/inside.ts";
-import { type Suggestion, suggestTests } from "../../src/test-runs/suggestions.ts";
 import { type Flow, taskFlow } from "../_helpers/flow-helpers.ts";
 import { commitAll, diffOf, expectDeclaredOutput, makeProject, REPO, tempDir } from "../_helpers/helpers.ts";
 

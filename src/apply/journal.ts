@@ -51,7 +51,7 @@ export function pendingJournals(root: string): Journal[] {
 		.map((n) => JSON.parse(readFileSync(join(root, JOURNAL_DIR, n), "utf8")) as Journal);
 }
 
-/** The name of the scratch copy an apply works out its after-states in (src/tools/apply.ts). */
+/** The name of the scratch copy an apply works out its after-states in (src/apply/transact.ts). */
 export const SCRATCH_PREFIX = "scratch-";
 
 /**

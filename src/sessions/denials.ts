@@ -1,9 +1,11 @@
 // Refused calls become `call.denied` events, at most one a minute for each (session, tool, reason):
 // an agent retrying a refused call in a loop must not flood the audit trail. Refusals inside the
-// minute are counted and folded into the next event's `count`.
+// minute are counted and folded into the next event's `count`, which session.record_denial appends.
 import type { AgentPrincipal } from "../context.ts";
 import { clip } from "../domain/did-you-mean.ts";
+import type { Env } from "../engine/env.ts";
 import type { ToolError } from "../errors.ts";
+import type { Tx } from "../store/index.ts";
 
 export const DENIAL_WINDOW_MS = 60_000;
 /** Windows remembered at most; the oldest are forgotten first (their folded refusals then go unreported). */
@@ -49,4 +51,24 @@ export class Denials {
 			count: 1 + (open?.folded ?? 0),
 		};
 	}
+}
+
+/** session.record_denial: the `call.denied` event for a denial `Denials.next` let through. */
+export async function appendDenial(tx: Tx, env: Env, a: Denial) {
+	const event = await tx.events.append(
+		{
+			type: "call.denied",
+			actor_id: a.agent_id,
+			payload: {
+				tool: a.tool,
+				code: a.code,
+				reason: a.reason,
+				agent_id: a.agent_id,
+				session_id: a.session_id,
+				count: a.count,
+			},
+		},
+		env.now,
+	);
+	return { event };
 }

@@ -3,7 +3,7 @@
 // What it proves: a child process (test/fixtures-scripts/apply-once.ts) applying one approved
 // proposal of six paths — a pure mode change, a deletion that empties its directory, three
 // modifications, a file created in a new directory — is SIGKILLed at every step of
-// src/tools/apply.ts (`ROUNDTABLE_TEST_CRASH_AT`): with its scratch copy patched (before any
+// src/apply/transact.ts (`ROUNDTABLE_TEST_CRASH_AT`): with its scratch copy patched (before any
 // journal), before the journal, after it, after k of n files
 // for k = 1, 2, n-1 and n, after the files, after the database commit. For each step, on a fresh
 // project:
@@ -279,7 +279,7 @@ async function events(rt: Runtime): Promise<Event[]> {
 const recovered = async (rt: Runtime) => (await events(rt)).filter((e) => e.type === "patch.recovered");
 
 const JOURNAL = ".roundtable/journal";
-/** Apply scratch copies in the journal directory (src/tools/apply.ts makes them, one per apply). */
+/** Apply scratch copies in the journal directory (src/apply/transact.ts makes them, one per apply). */
 const scratches = (root: string) => readdirSync(join(root, JOURNAL)).filter((n) => n.startsWith("scratch-"));
 
 /**

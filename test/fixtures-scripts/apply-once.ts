@@ -1,7 +1,7 @@
 // Child process for the apply crash tests: opens the project at argv[2], makes one call of the tool
 // argv[3] (patch.apply or patch.rollback) with the JSON arguments argv[4] as the operator, and prints
 // one JSON line: {"ok":true,"result":…} or {"ok":false,"code":…,"message":…}. With
-// ROUNDTABLE_TEST_CRASH_AT set, src/tools/apply.ts SIGKILLs this process at that step instead.
+// ROUNDTABLE_TEST_CRASH_AT set, src/apply/transact.ts SIGKILLs this process at that step instead.
 import { operatorContext } from "../../src/context.ts";
 import { call } from "../../src/dispatch.ts";
 import { ToolError } from "../../src/errors.ts";

@@ -8,7 +8,7 @@ import { buildBriefing, renderBriefing } from "../launch/briefing.ts";
 import { type Binding, launch as runLaunch } from "../launch/launch.ts";
 import { openRuntime } from "../runtime.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
-import { requireSession } from "../tools/sessions.ts";
+import { requireSession } from "../sessions/registration.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../vocabulary/ids.ts";
 import type { SessionRecord } from "../vocabulary/records.ts";
 import type { SessionStatus } from "../vocabulary/statuses.ts";

@@ -9,8 +9,6 @@ import { closeSession, mintSession, revokeSession, touchSession } from "../sessi
 import { endSession, heartbeatSession, registerSession } from "../sessions/registration.ts";
 import type { Tx } from "../store/index.ts";
 
-export { requireSession } from "../sessions/registration.ts";
-
 export const register = (tx: Tx, a: Args<"session.register">, env: Env) => registerSession(tx, env, a);
 export const heartbeat = (tx: Tx, a: Args<"session.heartbeat">, env: Env) => heartbeatSession(tx, env, a);
 export const end = (tx: Tx, a: Args<"session.end">, env: Env) => endSession(tx, env, a);

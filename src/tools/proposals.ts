@@ -2,9 +2,7 @@
 // attach_patch makes the next patch revision, and evidence (votes, reviews, approvals, tests) only
 // counts for the revision it saw. patch.validate lives in validate.ts; apply comes with its issue.
 import { actorId } from "../context.ts";
-import { isPathType, parseCanonicalId } from "../domain/claims.ts";
-import { mergeAffected, scopeOfId, uncovered } from "../domain/coverage.ts";
-import { type ParsedPatch, PatchError, parsePatch, touchedPaths } from "../domain/patch.ts";
+import { type ParsedPatch, parsePatch } from "../domain/patch.ts";
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import {
@@ -14,21 +12,21 @@ import {
 	requireProposal,
 	requireRun,
 	requireTask,
-	scopeOfResource,
-	writeClaimsOf,
 } from "../engine/records.ts";
-import { conflict, failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
+import { conflict, failedPrecondition, ToolError } from "../errors.ts";
 import { policyOf, validateProposal } from "../gates/check.ts";
 import { evaluationInput, gatherEvidence } from "../gates/evidence.ts";
-import { readPatch, storePatch } from "../patches.ts";
+import { readPatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";
 import { mustBeOpen } from "../proposals/open.ts";
+import { affectedResources, type PreparedPatch } from "../proposals/patch.ts";
 import type { Args } from "../registry/index.ts";
-import { RepoGuard } from "../repo/guard.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { ProposalRecord } from "../vocabulary/records.ts";
+
+export { preparePatch } from "../proposals/patch.ts";
 
 function mustBeAuthor(p: ProposalRecord, agentId: string, action: string): void {
 	if (p.agent_id !== agentId) {
@@ -37,94 +35,6 @@ function mustBeAuthor(p: ProposalRecord, agentId: string, action: string): void 
 			agent_id: p.agent_id,
 		});
 	}
-}
-
-/** A patch checked and stored (by content) before the transaction that records it. */
-interface PreparedPatch {
-	sha256: string;
-	size: number;
-	strip: number;
-	files: string[];
-}
-
-/** The prepare phase of proposal.create and proposal.attach_patch. */
-export async function preparePatch(a: { patch: string }, env: Env): Promise<PreparedPatch> {
-	const root = env.rt.root;
-	let parsed: ParsedPatch;
-	try {
-		parsed = parsePatch(a.patch);
-	} catch (err) {
-		if (err instanceof PatchError) throw invalidArgument(err.message, { field: "patch", line: err.line });
-		throw err;
-	}
-	const guard = new RepoGuard(root);
-	const files = touchedPaths(parsed);
-	for (const path of files) {
-		// Every path must name a place inside the repository, outside .git/ and .roundtable/.
-		if (guard.relative(path, "patch") !== path) {
-			throw invalidArgument(`the patch names '${path}', which is not a plain repository path`, {
-				field: "patch",
-			});
-		}
-	}
-	return { ...storePatch(root, a.patch), strip: parsed.strip, files };
-}
-
-/**
- * The affected resources: explicit ones plus every touched file nothing covers. Rows are made for
- * path resources not seen before; the author's live write/exclusive claims must cover them all.
- */
-async function affectedResources(
-	tx: Tx,
-	author: string,
-	explicit: string[],
-	files: string[],
-	now: string,
-): Promise<string[]> {
-	const ids = mergeAffected(explicit, files);
-	const scopes = [];
-	for (const id of ids) {
-		const row = await tx.resources.get(id);
-		if (row) {
-			scopes.push(scopeOfResource(row));
-			continue;
-		}
-		const named = parseCanonicalId(id);
-		if (!named || !isPathType(named.type)) {
-			throw invalidArgument(
-				`affected resource ${id} is unknown: claim it first, or name a file:, directory: or symbol: resource`,
-				{
-					field: "affected_resources",
-					resource_id: id,
-				},
-			);
-		}
-		await tx.resources.upsert(
-			{
-				id,
-				type: named.type,
-				path: named.path,
-				symbol: named.symbol,
-				language: null,
-				start_line: null,
-				end_line: null,
-				current_hash: "",
-			},
-			now,
-		);
-		scopes.push(scopeOfId(id));
-	}
-	const missing = uncovered(scopes, await writeClaimsOf(tx, author, now));
-	if (missing.length > 0) {
-		throw failedPrecondition(
-			`unclaimed affected resource: ${missing[0]} (claim it with resource.claim, write or exclusive)`,
-			{
-				resource_id: missing[0],
-				unclaimed: missing,
-			},
-		);
-	}
-	return ids;
 }
 
 export async function create(tx: Tx, a: Args<"proposal.create">, env: Env, patch: PreparedPatch) {

@@ -19,14 +19,16 @@ import { evaluationInput, gatherEvidence } from "../gates/evidence.ts";
 import { readPatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";
+import { insertDecision } from "../proposals/decisions.ts";
 import { mustBeOpen } from "../proposals/open.ts";
 import { affectedResources, type PreparedPatch } from "../proposals/patch.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
-import { mintId } from "../vocabulary/ids.ts";
 import type { ProposalRecord } from "../vocabulary/records.ts";
 
+export { recordDecision } from "../proposals/decisions.ts";
 export { preparePatch } from "../proposals/patch.ts";
+export { castVote, listVotes } from "../proposals/votes.ts";
 
 function mustBeAuthor(p: ProposalRecord, agentId: string, action: string): void {
 	if (p.agent_id !== agentId) {
@@ -237,121 +239,6 @@ export async function withdraw(tx: Tx, a: Args<"proposal.withdraw">, env: Env) {
 		env.now,
 	);
 	return { proposal: withdrawn, proposal_resources: await tx.proposals.resources(p.id) };
-}
-
-export async function castVote(tx: Tx, a: Args<"vote.cast">, env: Env) {
-	const p = await requireProposal(tx, a.proposal_id);
-	await requireEnabledAgent(tx, a.agent_id, "agent_id");
-	mustBeOpen(p, "voted on");
-	const previous = await tx.votes.byAgent(p.id, a.agent_id);
-	const vote = await tx.votes.cast(
-		{
-			id: previous?.id ?? mintId("vote"),
-			proposal_id: p.id,
-			agent_id: a.agent_id,
-			vote: a.vote,
-			confidence: a.confidence ?? null,
-			reason_md: a.reason_md,
-			patch_revision: p.patch_revision,
-		},
-		env.now,
-	);
-	await tx.events.append(
-		{
-			type: "vote.cast",
-			actor_id: a.agent_id,
-			run_id: p.run_id,
-			task_id: p.task_id,
-			payload: {
-				vote_id: vote.id,
-				proposal_id: p.id,
-				agent_id: a.agent_id,
-				vote: a.vote,
-				patch_revision: p.patch_revision,
-				// One vote per agent: say what this one replaced.
-				replaced: previous ? { vote: previous.vote, patch_revision: previous.patch_revision } : null,
-			},
-		},
-		env.now,
-	);
-	return { vote, replaced: previous !== undefined };
-}
-
-export async function listVotes(tx: Tx, a: Args<"vote.list">) {
-	const p = await requireProposal(tx, a.proposal_id);
-	const limit = a.limit ?? 200;
-	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["string", "string"]);
-	const rows = await tx.votes.page(
-		p.id,
-		key && { created_at: key[0] as string, id: key[1] as string },
-		limit + 1,
-	);
-	const { rows: votes, next } = page(rows, limit, (v) => [v.created_at, v.id]);
-	return { votes, next_cursor: next, patch_revision: p.patch_revision };
-}
-
-async function insertDecision(
-	tx: Tx,
-	env: Env,
-	d: {
-		decision_id?: string;
-		decision: string;
-		rationale_md: string;
-		decided_by: string;
-		proposal_id: string | null;
-		task_id: string | null;
-		run_id: string | null;
-	},
-) {
-	const id = await newRecordId(
-		"decision",
-		{ field: "decision_id", value: d.decision_id, label: "decision" },
-		(x) => tx.decisions.get(x),
-	);
-	const decision = await tx.decisions.insert(
-		{
-			id,
-			decision: d.decision,
-			rationale_md: d.rationale_md,
-			decided_by: d.decided_by,
-			proposal_id: d.proposal_id,
-			task_id: d.task_id,
-			run_id: d.run_id,
-		},
-		env.now,
-	);
-	await tx.events.append(
-		{
-			type: "decision.recorded",
-			actor_id: actorId(env.ctx),
-			run_id: decision.run_id,
-			task_id: decision.task_id,
-			payload: {
-				decision_id: decision.id,
-				decision: decision.decision,
-				decided_by: decision.decided_by,
-				proposal_id: decision.proposal_id,
-			},
-		},
-		env.now,
-	);
-	return decision;
-}
-
-export async function recordDecision(tx: Tx, a: Args<"decision.record">, env: Env) {
-	if (a.task_id !== undefined) await requireTask(tx, a.task_id);
-	if (a.run_id !== undefined) await requireRun(tx, a.run_id);
-	if (a.proposal_id !== undefined) await requireProposal(tx, a.proposal_id);
-	const decision = await insertDecision(tx, env, {
-		decision_id: a.decision_id,
-		decision: a.decision,
-		rationale_md: a.rationale_md,
-		decided_by: a.decided_by,
-		proposal_id: a.proposal_id ?? null,
-		task_id: a.task_id ?? null,
-		run_id: a.run_id ?? null,
-	});
-	return { decision };
 }
 
 export async function reject(tx: Tx, a: Args<"patch.reject">, env: Env) {

@@ -1,6 +1,5 @@
 // Votes on an open proposal: one per agent, recorded against the patch revision it saw (a new vote
 // replaces the agent's earlier one), and listed a page at a time.
-
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { requireEnabledAgent, requireProposal } from "../engine/records.ts";

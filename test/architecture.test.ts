@@ -29,6 +29,7 @@ const ENGINES = [
 	"approvals",
 	"security",
 	"runs",
+	"turns",
 	"test-runs",
 	"repo",
 	"sessions",

@@ -1,0 +1,37 @@
+// run.converge, the last step of the Chair's tick: counts the tick, records where the run stands
+// (src/domain/convergence.ts), and ends the run with an event when nothing is left to do.
+import { actorId } from "../context.ts";
+import { convergenceOf, endOf } from "../domain/convergence.ts";
+import type { Env } from "../engine/env.ts";
+import { requireRun } from "../engine/records.ts";
+import type { Tx } from "../store/index.ts";
+import { PROPOSAL_STATUSES } from "../vocabulary/statuses.ts";
+
+/** Counts the tick, records where the run stands, and ends it (with an event) when nothing is left. */
+export async function convergeRun(tx: Tx, env: Env, runId: string) {
+	const { now } = env;
+	const current = await requireRun(tx, runId);
+	if (current.status !== "active") return { convergence: "run_not_active" as const, run: current };
+	const proposals = await tx.proposals.ofRun(runId, PROPOSAL_STATUSES);
+	const convergence = convergenceOf({
+		tasks: await tx.tasks.statusCounts(runId),
+		proposals: proposals.length,
+		activeProposals: proposals.filter((p) => p.status === "pending" || p.status === "in_review").length,
+		outstandingTurns: await tx.turns.countOutstanding(runId),
+	});
+	let run = await tx.runs.ticked(runId, convergence, now);
+	const end = endOf(convergence);
+	if (end) {
+		run = await tx.runs.finish(runId, end, now);
+		await tx.events.append(
+			{
+				type: `orchestrator.${end}`,
+				actor_id: actorId(env.ctx),
+				run_id: runId,
+				payload: { iterations: run.ticks, reason: convergence },
+			},
+			now,
+		);
+	}
+	return { convergence, run };
+}

@@ -1,0 +1,59 @@
+// run.open, the operator's: creates a run, continues the active one, or (only with resume) makes an
+// ended one active again, with the event that says which.
+import { actorId } from "../context.ts";
+import type { Env } from "../engine/env.ts";
+import { failedPrecondition, notFound } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
+import type { Tx } from "../store/index.ts";
+import { mintId } from "../vocabulary/ids.ts";
+import type { RunRecord } from "../vocabulary/records.ts";
+
+/**
+ * A new run is created active. An existing active run is continued (its goal updated when one is
+ * given). An ended run is made active again only with `resume`, so a typo never revives one.
+ */
+export async function openRun(tx: Tx, env: Env, a: Args<"run.open">) {
+	const { now } = env;
+	const existing =
+		a.run_id !== undefined ? await tx.runs.get(a.run_id) : a.resume ? await tx.runs.latest() : undefined;
+	if (a.resume && !existing) {
+		throw a.run_id !== undefined
+			? notFound(`run ${a.run_id} not found`, { run_id: a.run_id })
+			: notFound("there is no run to resume");
+	}
+	let run: RunRecord;
+	let action: "created" | "continued" | "resumed";
+	if (!existing) {
+		run = await tx.runs.insert({ id: a.run_id ?? mintId("run"), goal: a.goal ?? "", status: "active" }, now);
+		action = "created";
+	} else if (existing.status === "active") {
+		run =
+			a.goal !== undefined && a.goal !== existing.goal
+				? await tx.runs.reactivate(existing.id, a.goal, now)
+				: existing;
+		action = "continued";
+	} else if (a.resume) {
+		run = await tx.runs.reactivate(existing.id, a.goal, now);
+		action = "resumed";
+	} else {
+		throw failedPrecondition(
+			`run ${existing.id} is ${existing.status}; pass --resume to make it active again`,
+			{
+				run_id: existing.id,
+				status: existing.status,
+			},
+		);
+	}
+	if (action !== "continued" || run !== existing) {
+		await tx.events.append(
+			{
+				type: `run.${action === "continued" ? "updated" : action}`,
+				actor_id: actorId(env.ctx),
+				run_id: run.id,
+				payload: { run_id: run.id, goal: run.goal, status: run.status },
+			},
+			now,
+		);
+	}
+	return { run, action };
+}

@@ -41,7 +41,7 @@ export async function prepareClaim(a: Args<"resource.claim">, env: Env): Promise
 	return { ...scope, base_hash: a.base_hash ?? (await contentHash(guard, scope)) };
 }
 
-/** The claim the agent already holds for the same task, resource and mode; or a new one, unless it conflicts. */
+/** The claim the agent already holds for this task, resource and mode; or a new one, if nothing conflicts. */
 export async function claim(tx: Tx, a: Args<"resource.claim">, env: Env, s: PreparedClaim) {
 	const { now } = env;
 	await requireEnabledAgent(tx, a.agent_id, "agent_id");

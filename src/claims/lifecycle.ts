@@ -1,7 +1,11 @@
 // A claim's life after it is taken: release, suspension, revocation and expiry, each a status move
-// the domain allows and an event naming the claim, its resource and its agent.
+// the domain allows and an event naming the claim, its resource and its agent; and the tools that
+// ask for them (resource.release, resource.revoke, resource.expire).
 import { canMove } from "../domain/claims.ts";
-import { failedPrecondition, notFound } from "../errors.ts";
+import type { Env } from "../engine/env.ts";
+import { checkRevision } from "../engine/records.ts";
+import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { ClaimRecord } from "../vocabulary/records.ts";
 import type { ClaimStatus } from "../vocabulary/statuses.ts";
@@ -85,4 +89,55 @@ export async function expireDue(tx: Tx, at: string): Promise<ClaimRecord[]> {
 		await claimEvent(tx, "claim.expired", "system", c, { expires_at: c.expires_at }, at);
 	}
 	return expired;
+}
+
+/** resource.release: by its holder, or forced by the operator with a reason. */
+export async function release(tx: Tx, a: Args<"resource.release">, env: Env) {
+	const c = await requireClaim(tx, a.claim_id, env.now);
+	checkRevision(c, a.expected_revision);
+	if (a.force) {
+		if (env.ctx.principal.kind !== "operator") {
+			throw new ToolError("permission_denied", "only the operator may force a release");
+		}
+		if (a.reason === undefined) throw invalidArgument("a forced release needs a reason", { field: "reason" });
+	} else {
+		if (a.agent_id === undefined) {
+			throw invalidArgument(
+				"agent_id is required: only a claim's holder releases it (or the operator, with force and a reason)",
+				{
+					field: "agent_id",
+				},
+			);
+		}
+		if (a.agent_id !== c.agent_id) {
+			throw new ToolError("permission_denied", `only its holder ${c.agent_id} releases claim ${c.id}`, {
+				claim_id: c.id,
+				agent_id: c.agent_id,
+			});
+		}
+	}
+	mustMove(c, "released");
+	const release = {
+		actor: a.force ? "operator" : c.agent_id,
+		reason: a.reason ?? null,
+		forced: a.force ?? false,
+	};
+	return { claim: await releaseClaim(tx, c, release, env.now) };
+}
+
+/** resource.revoke, the operator's: revoke any live claim, with a reason the event records. */
+export async function revoke(tx: Tx, a: Args<"resource.revoke">, env: Env) {
+	const c = await requireClaim(tx, a.claim_id, env.now);
+	checkRevision(c, a.expected_revision);
+	mustMove(c, "revoked");
+	const claim = await tx.claims.setStatus(c.id, "revoked", a.reason, env.now);
+	await claimEvent(tx, "claim.revoked", "operator", c, { reason: a.reason }, env.now);
+	return { claim };
+}
+
+/** resource.expire: the operator's sweep of the leases that ran out by `at` (default: now). */
+export async function expire(tx: Tx, a: Args<"resource.expire">, env: Env) {
+	const at = a.at === undefined ? Date.parse(env.now) : Date.parse(a.at);
+	if (Number.isNaN(at)) throw invalidArgument("at is not a time", { field: "at" });
+	return { claims: await expireDue(tx, new Date(at).toISOString()) };
 }

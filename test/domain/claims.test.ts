@@ -1,5 +1,5 @@
 // The claim rules without a database: the mode matrix, overlap of files, directories and symbols,
-// canonical ids, and the status machine. (test/tools/claims.test.ts takes them through the tools.)
+// canonical ids, and the status machine. (test/claims/claims.test.ts takes them through the tools.)
 import { describe, expect, test } from "bun:test";
 import {
 	ancestors,

@@ -15,10 +15,13 @@ import { aRole, authorize } from "./sessions/access.ts";
 import { Denials } from "./sessions/denials.ts";
 import type { Tx } from "./store/index.ts";
 import * as apply from "./tools/apply.ts";
+import * as brief from "./tools/brief.ts";
 import * as config from "./tools/config.ts";
 import * as governance from "./tools/governance.ts";
 import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./tools/handlers.ts";
 import * as memory from "./tools/memory.ts";
+import * as messages from "./tools/messages.ts";
+import * as peers from "./tools/peers.ts";
 import * as proposals from "./tools/proposals.ts";
 import * as repo from "./tools/repo.ts";
 import * as resources from "./tools/resources.ts";
@@ -216,6 +219,37 @@ export function route(name: ToolName): Handler {
 			return inTx(name, runs.reportError);
 		case "run.tick_failed":
 			return inTx(name, runs.tickFailed);
+
+		case "peer.list":
+			return inTx(name, peers.list);
+		case "peer.ask":
+			return inTx(name, peers.ask);
+		case "peer.request":
+			return inTx(name, peers.request);
+		case "peer.answer":
+			return inTx(name, peers.answer);
+		case "peer.wait":
+			return direct(name, peers.wait);
+		case "peer.cancel":
+			return inTx(name, peers.cancel);
+		case "peer.reply_late":
+			return inTx(name, peers.replyLate);
+		case "message.post":
+			return inTx(name, messages.post);
+		case "message.inbox":
+			return direct(name, messages.inbox);
+		case "message.mark_read":
+			return inTx(name, messages.markRead);
+		case "channel.list":
+			return inTx(name, messages.channels);
+		case "channel.messages":
+			return inTx(name, messages.channelMessages);
+		case "message.promote":
+			return inTx(name, messages.promote);
+		case "promotion.list":
+			return inTx(name, messages.promotions);
+		case "agent.brief":
+			return readsRepo(direct(name, brief.brief));
 
 		case "config.sync_agents":
 			return inTx(name, config.syncAgents);

@@ -34,6 +34,7 @@ export async function insertDecision(
 			proposal_id: d.proposal_id,
 			task_id: d.task_id,
 			run_id: d.run_id,
+			status: "recorded",
 		},
 		env.now,
 	);

@@ -5,6 +5,7 @@ import { positiveInt } from "../domain/scalars.ts";
 import { configTools } from "./config.ts";
 import { governanceTools } from "./governance.ts";
 import { memoryTools } from "./memory.ts";
+import { peerTools } from "./peers.ts";
 import { proposalTools } from "./proposals.ts";
 import { repoTools } from "./repo.ts";
 import { resourceTools } from "./resources.ts";
@@ -34,6 +35,7 @@ const SPECS = [
 	...governanceTools,
 	...testTools,
 	...memoryTools,
+	...peerTools,
 	...sessionTools,
 	...runTools,
 	...configTools,

@@ -10,6 +10,7 @@ export const FAMILIES = {
 	governance: "human approvals and security review",
 	tests: "tests and evidence",
 	memory: "memory",
+	peers: "peers: questions, messages, channels and the briefing",
 	sessions: "agents and their sessions",
 	runs: "runs and the Chair's work",
 	config: "configuration",

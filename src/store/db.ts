@@ -68,6 +68,8 @@ export function migrate(db: Database): void {
 	}
 	for (const m of MIGRATIONS) {
 		if (m.version <= newest) continue;
+		// PRAGMA foreign_keys is a no-op inside a transaction, so it is set around it.
+		if (m.rebuilds) db.run("PRAGMA foreign_keys = OFF");
 		db.run("BEGIN IMMEDIATE");
 		try {
 			db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -75,6 +77,9 @@ export function migrate(db: Database): void {
 			// Another process may have applied it while we waited for the lock.
 			if (!appliedVersions(db).has(m.version)) {
 				db.run(m.sql);
+				if (m.rebuilds && db.query("PRAGMA foreign_key_check").all().length > 0) {
+					throw new Error(`migration ${m.version} would leave rows whose references do not resolve`);
+				}
 				db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
 					m.version,
 					m.name,
@@ -85,6 +90,8 @@ export function migrate(db: Database): void {
 		} catch (err) {
 			if (db.inTransaction) db.run("ROLLBACK");
 			throw err;
+		} finally {
+			if (m.rebuilds) db.run("PRAGMA foreign_keys = ON");
 		}
 	}
 }

@@ -2,7 +2,7 @@ import type { DecisionRecord } from "../vocabulary/records.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =
-	"id, decision, rationale_md, decided_by, proposal_id, task_id, run_id, revision, created_at, updated_at";
+	"id, decision, rationale_md, decided_by, proposal_id, task_id, run_id, status, revision, created_at, updated_at";
 
 export const decisionQueries = (c: Conn) => ({
 	async get(id: string): Promise<DecisionRecord | undefined> {
@@ -22,8 +22,8 @@ export const decisionQueries = (c: Conn) => ({
 		now: string,
 	): Promise<DecisionRecord> {
 		return c.get<DecisionRecord>(
-			`INSERT INTO decisions (id, decision, rationale_md, decided_by, proposal_id, task_id, run_id, created_at,
-			 updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+			`INSERT INTO decisions (id, decision, rationale_md, decided_by, proposal_id, task_id, run_id, status,
+			 created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
 			d.id,
 			d.decision,
 			d.rationale_md,
@@ -31,6 +31,7 @@ export const decisionQueries = (c: Conn) => ({
 			d.proposal_id,
 			d.task_id,
 			d.run_id,
+			d.status,
 			now,
 			now,
 		) as DecisionRecord;

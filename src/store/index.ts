@@ -9,6 +9,8 @@ import { decisionQueries } from "./decisions.ts";
 import { eventQueries } from "./events.ts";
 import { idempotencyQueries } from "./idempotency.ts";
 import { memoryQueries } from "./memory.ts";
+import { messageQueries } from "./messages.ts";
+import { peerQueries } from "./peers.ts";
 import { proposalQueries } from "./proposals.ts";
 import { resourceQueries } from "./resources.ts";
 import { reviewQueries } from "./reviews.ts";
@@ -40,6 +42,8 @@ const makeTx = (c: Conn) => ({
 	chairState: chairStateQueries(c),
 	sessions: sessionQueries(c),
 	idempotency: idempotencyQueries(c),
+	peers: peerQueries(c),
+	messages: messageQueries(c),
 });
 
 export type Tx = ReturnType<typeof makeTx>;

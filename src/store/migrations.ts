@@ -8,6 +8,11 @@ export interface Migration {
 	version: number;
 	name: string;
 	sql: string;
+	/**
+	 * It rebuilds a table other tables reference (SQLite cannot alter a CHECK): it runs with foreign
+	 * keys off, as SQLite's own procedure asks, and commits only if `foreign_key_check` finds nothing.
+	 */
+	rebuilds?: true;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -513,6 +518,107 @@ ALTER TABLE claims ADD COLUMN session_id TEXT REFERENCES sessions (id);
 CREATE INDEX claims_by_session ON claims (session_id) WHERE session_id IS NOT NULL;
 -- resume_policy was free text; anything but the three policies meant nothing, which is 'hold'.
 UPDATE claims SET resume_policy = 'hold' WHERE resume_policy NOT IN ('hold', 'release', 'suspend');
+`,
+	},
+	{
+		version: 12,
+		name: "peers: questions and answers, messages and reads, promotions; proposed tasks and decisions",
+		rebuilds: true,
+		sql: `
+-- A task may be 'proposed' (promoted from a message; the Chair never assigns or starts it). SQLite
+-- cannot alter a CHECK, so the table is rebuilt with its rows, ids and indexes as they were.
+CREATE TABLE tasks_new (
+	id TEXT PRIMARY KEY,
+	run_id TEXT REFERENCES runs (id),
+	title TEXT NOT NULL,
+	body_md TEXT NOT NULL,
+	status TEXT NOT NULL CHECK (status IN ('proposed', 'open', 'in_progress', 'blocked', 'review', 'done', 'cancelled', 'failed')),
+	priority INTEGER NOT NULL,
+	risk TEXT NOT NULL CHECK (risk IN ('low', 'normal', 'high', 'critical')),
+	assigned_agent_id TEXT REFERENCES agents (id),
+	readable_paths TEXT NOT NULL DEFAULT '[]',
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+INSERT INTO tasks_new (id, run_id, title, body_md, status, priority, risk, assigned_agent_id, readable_paths,
+	revision, created_at, updated_at)
+	SELECT id, run_id, title, body_md, status, priority, risk, assigned_agent_id, readable_paths, revision,
+	created_at, updated_at FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_new RENAME TO tasks;
+CREATE INDEX tasks_by_order ON tasks (priority, created_at, id);
+CREATE INDEX tasks_by_status ON tasks (status);
+CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status);
+
+-- Decisions made by decision.record are 'recorded'; one promoted from a message is 'proposed'.
+ALTER TABLE decisions ADD COLUMN status TEXT NOT NULL DEFAULT 'recorded' CHECK (status IN ('proposed', 'recorded'));
+
+-- A question addressed to one agent (or 'operator'), kept with who asked it and where from. Answers
+-- are retained; the first makes it 'answered'. A cancelled request stays cancelled: a late reply is
+-- kept beside it (late = 1) and does not reopen it.
+CREATE TABLE peer_requests (
+	id TEXT PRIMARY KEY,
+	requester_id TEXT NOT NULL,
+	assignee_id TEXT NOT NULL,
+	question_md TEXT NOT NULL,
+	task_id TEXT REFERENCES tasks (id),
+	proposal_id TEXT REFERENCES proposals (id),
+	status TEXT NOT NULL CHECK (status IN ('open', 'answered', 'cancelled')),
+	answered_at TEXT,
+	cancelled_by TEXT,
+	cancel_reason_md TEXT,
+	cancelled_at TEXT,
+	revision INTEGER NOT NULL DEFAULT 1,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX peer_requests_to ON peer_requests (assignee_id, status, created_at, id);
+CREATE INDEX peer_requests_from ON peer_requests (requester_id, status, created_at, id);
+CREATE TABLE peer_answers (
+	id TEXT PRIMARY KEY,
+	request_id TEXT NOT NULL REFERENCES peer_requests (id),
+	author_id TEXT NOT NULL,
+	answer_md TEXT NOT NULL,
+	late INTEGER NOT NULL CHECK (late IN (0, 1)),
+	created_at TEXT NOT NULL
+);
+CREATE INDEX peer_answers_by_request ON peer_answers (request_id, created_at, id);
+
+-- A message to one agent (or 'operator') or to a channel, never both. Posted means stored; reading
+-- is a separate outcome, one row per reader.
+CREATE TABLE messages (
+	id TEXT PRIMARY KEY,
+	sender_id TEXT NOT NULL,
+	to_agent_id TEXT,
+	channel TEXT,
+	thread_id TEXT,
+	body_md TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	CHECK ((to_agent_id IS NULL) <> (channel IS NULL))
+);
+CREATE INDEX messages_to ON messages (to_agent_id, created_at, id) WHERE to_agent_id IS NOT NULL;
+CREATE INDEX messages_in_channel ON messages (channel, created_at, id) WHERE channel IS NOT NULL;
+CREATE TABLE message_reads (
+	message_id TEXT NOT NULL REFERENCES messages (id),
+	reader_id TEXT NOT NULL,
+	read_at TEXT NOT NULL,
+	PRIMARY KEY (message_id, reader_id)
+) WITHOUT ROWID;
+
+-- A message deliberately made into a proposed task or a proposed decision: the provenance.
+CREATE TABLE promotions (
+	id TEXT PRIMARY KEY,
+	message_id TEXT NOT NULL REFERENCES messages (id),
+	kind TEXT NOT NULL CHECK (kind IN ('task', 'decision')),
+	task_id TEXT REFERENCES tasks (id),
+	decision_id TEXT REFERENCES decisions (id),
+	promoted_by TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	CHECK ((kind = 'task') = (task_id IS NOT NULL) AND (kind = 'decision') = (decision_id IS NOT NULL))
+);
+CREATE INDEX promotions_by_message ON promotions (message_id);
+CREATE INDEX promotions_by_newest ON promotions (created_at, id);
 `,
 	},
 ];

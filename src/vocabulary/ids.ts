@@ -14,6 +14,10 @@ export const ID_PREFIXES = {
 	memory: "M-",
 	run: "RUN-",
 	session: "S-",
+	request: "Q-",
+	answer: "QA-",
+	message: "MSG-",
+	promotion: "PR-",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -5,8 +5,11 @@ import {
 	APPROVAL_STATUSES,
 	CLAIM_STATUSES,
 	CLAIM_TYPES,
+	DECISION_STATUSES,
 	MEMORY_STATUSES,
+	PROMOTION_KINDS,
 	PROPOSAL_STATUSES,
+	REQUEST_STATUSES,
 	RESUME_POLICIES,
 	REVIEW_STATUSES,
 	RISKS,
@@ -154,9 +157,70 @@ export const decisionRecord = lazy(() =>
 		proposal_id: "string | null",
 		task_id: "string | null",
 		run_id: "string | null",
+		/** `proposed`: promoted from a message, not yet taken; `recorded`: made with decision.record. */
+		status: type.enumerated(...DECISION_STATUSES),
 		revision,
 		created_at: timestamp,
 		updated_at: timestamp,
+	}),
+);
+
+/** An answer to a peer question; `late`: given after the request was cancelled (it stays cancelled). */
+export const peerAnswerRecord = lazy(() =>
+	type({
+		id: "string",
+		request_id: "string",
+		author_id: "string",
+		answer_md: "string",
+		late: "boolean",
+		created_at: timestamp,
+	}),
+);
+
+/** A question addressed to one agent (or `operator`), kept with who asked it and where from. */
+export const peerRequestRecord = lazy(() =>
+	type({
+		id: "string",
+		requester_id: "string",
+		assignee_id: "string",
+		question_md: "string",
+		task_id: "string | null",
+		proposal_id: "string | null",
+		status: type.enumerated(...REQUEST_STATUSES),
+		answered_at: timestamp.or("null"),
+		cancelled_by: "string | null",
+		cancel_reason_md: "string | null",
+		cancelled_at: timestamp.or("null"),
+		revision,
+		created_at: timestamp,
+		updated_at: timestamp,
+	}),
+);
+
+/** A retained message to one agent (or `operator`) or to a channel; `read_at` is the reader's own. */
+export const messageRecord = lazy(() =>
+	type({
+		id: "string",
+		sender_id: "string",
+		to_agent_id: "string | null",
+		channel: "string | null",
+		thread_id: "string | null",
+		body_md: "string",
+		created_at: timestamp,
+		read_at: timestamp.or("null"),
+	}),
+);
+
+/** A message made into a proposed task or a proposed decision: the provenance. */
+export const promotionRecord = lazy(() =>
+	type({
+		id: "string",
+		message_id: "string",
+		kind: type.enumerated(...PROMOTION_KINDS),
+		task_id: "string | null",
+		decision_id: "string | null",
+		promoted_by: "string",
+		created_at: timestamp,
 	}),
 );
 
@@ -389,6 +453,10 @@ export type TaskRecord = ReturnType<typeof taskRecord>["infer"];
 export type MemoryRecord = ReturnType<typeof memoryRecord>["infer"];
 export type DecisionRecord = ReturnType<typeof decisionRecord>["infer"];
 export type ResourceRecord = ReturnType<typeof resourceRecord>["infer"];
+export type PeerRequestRecord = ReturnType<typeof peerRequestRecord>["infer"];
+export type PeerAnswerRecord = ReturnType<typeof peerAnswerRecord>["infer"];
+export type MessageRecord = ReturnType<typeof messageRecord>["infer"];
+export type PromotionRecord = ReturnType<typeof promotionRecord>["infer"];
 export type ClaimRecord = ReturnType<typeof claimRecord>["infer"];
 export type ProposalRecord = ReturnType<typeof proposalRecord>["infer"];
 export type PatchRevisionRecord = ReturnType<typeof patchRevisionRecord>["infer"];

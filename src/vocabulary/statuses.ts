@@ -1,7 +1,9 @@
 // The fixed status sets of SPEC §4. Stored values are checked against these in the schema and the
 // database alike.
 
+/** `proposed`: promoted from a message; the Chair never assigns, starts or adds it to a run. */
 export const TASK_STATUSES = [
+	"proposed",
 	"open",
 	"in_progress",
 	"blocked",
@@ -45,6 +47,12 @@ export const SESSION_STATUSES = ["active", "idle", "ended"] as const;
  */
 export const RESUME_POLICIES = ["hold", "release", "suspend"] as const;
 export const MEMORY_STATUSES = ["active", "stale"] as const;
+/** A peer question: open until its assignee answers (answered) or its requester cancels it. */
+export const REQUEST_STATUSES = ["open", "answered", "cancelled"] as const;
+/** `proposed`: promoted from a message and not yet taken; `recorded`: made with decision.record. */
+export const DECISION_STATUSES = ["proposed", "recorded"] as const;
+/** What a message may be promoted into. */
+export const PROMOTION_KINDS = ["task", "decision"] as const;
 
 /** `low` and `normal` change nothing; `high` and `critical` bring security review and a human gate. */
 export const RISKS = ["low", "normal", "high", "critical"] as const;
@@ -64,6 +72,9 @@ export type TestRunStatus = (typeof TEST_RUN_STATUSES)[number];
 export type TestOutcome = (typeof TEST_OUTCOMES)[number];
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 export type Risk = (typeof RISKS)[number];
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+export type DecisionStatus = (typeof DECISION_STATUSES)[number];
+export type PromotionKind = (typeof PROMOTION_KINDS)[number];
 
 /** Task statuses counted as open work by table.watch. */
 export const OPEN_TASK_STATUSES: readonly TaskStatus[] = ["open", "in_progress", "blocked"];

@@ -275,6 +275,21 @@ export function argsFor(tool: ToolName, t: Target, me: string, memory: string): 
 		"memory.record": { title: "t", body_md: "b", kind: "fact", scope: "project", task_id: t.task },
 		"memory.summarize": { task_id: t.task },
 		"memory.mark_stale": { memory_id: memory, reason_md: "old" },
+		"peer.list": {},
+		"peer.ask": { agent_id: me, assignee_agent_id: "operator", question_md: "q?" },
+		"peer.request": { agent_id: me, request_id: "Q-none" },
+		"peer.answer": { agent_id: me, request_id: "Q-none", answer_md: "a" },
+		"peer.wait": { agent_id: me, request_id: "Q-none", wait_ms: 0 },
+		"peer.cancel": { agent_id: me, request_id: "Q-none", reason_md: "r" },
+		"peer.reply_late": { agent_id: me, request_id: "Q-none", answer_md: "a" },
+		"message.post": { agent_id: me, to_agent_id: "operator", body_md: "hi" },
+		"message.inbox": { agent_id: me },
+		"message.mark_read": { agent_id: me, message_ids: ["MSG-none"] },
+		"channel.list": {},
+		"channel.messages": { agent_id: me, channel: "general" },
+		"message.promote": { agent_id: me, message_id: "MSG-none", as: "task" },
+		"promotion.list": {},
+		"agent.brief": { agent_id: me },
 	};
 	const args = table[tool];
 	if (!args) throw new Error(`no sample arguments for ${tool}`);

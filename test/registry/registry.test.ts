@@ -53,6 +53,24 @@ const SEED_TOOLS = [
 	"memory.mark_stale",
 ];
 const ADDITIONS = ["resource.renew", "patch.rollback", "proposal.withdraw"];
+/** SPEC §9: peer questions, messages, channels, promotion and the briefing. */
+const PEERS = [
+	"peer.list",
+	"peer.ask",
+	"peer.request",
+	"peer.answer",
+	"peer.wait",
+	"peer.cancel",
+	"peer.reply_late",
+	"message.post",
+	"message.inbox",
+	"message.mark_read",
+	"channel.list",
+	"channel.messages",
+	"message.promote",
+	"promotion.list",
+	"agent.brief",
+];
 /** What the CLI changes that no agent tool covers. */
 const OPERATOR = [
 	"session.register",
@@ -87,9 +105,9 @@ const INTERNAL = [
 const names = TOOLS.map((t) => t.name as string);
 const visible = (v: string) => TOOLS.filter((t) => t.visibility === v).map((t) => t.name as string);
 
-test("declares the seed's 40 tools and the 3 additions for agents, each once", () => {
+test("declares the seed's 40 tools, the 3 additions and the 15 peer tools for agents, each once", () => {
 	expect(SEED_TOOLS.length).toBe(40);
-	expect([...visible("agent")].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS].sort());
+	expect([...visible("agent")].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS, ...PEERS].sort());
 	expect(AGENT_TOOLS.map((t) => t.name)).toEqual(visible("agent") as (typeof AGENT_TOOLS)[number]["name"][]);
 	expect(new Set(names).size).toBe(names.length);
 });
@@ -97,7 +115,9 @@ test("declares the seed's 40 tools and the 3 additions for agents, each once", (
 test("what the CLI, the Chair and the owner's upkeep change are operator and internal entries", () => {
 	expect([...visible("operator")].sort()).toEqual([...OPERATOR].sort());
 	expect([...visible("internal")].sort()).toEqual([...INTERNAL].sort());
-	expect(names.length).toBe(SEED_TOOLS.length + ADDITIONS.length + OPERATOR.length + INTERNAL.length);
+	expect(names.length).toBe(
+		SEED_TOOLS.length + ADDITIONS.length + PEERS.length + OPERATOR.length + INTERNAL.length,
+	);
 	// Neither kind changes nothing: each is there to carry a change through call().
 	for (const t of TOOLS.filter((t) => t.visibility !== "agent"))
 		expect({ name: t.name, mutates: t.mutates }).toEqual({ name: t.name, mutates: true });

@@ -25,6 +25,9 @@ const EXPECTED: Record<string, readonly string[]> = {
 	"turns.status": V.TURN_STATUSES,
 	"sessions.status": V.SESSION_STATUSES,
 	"test_evidence.outcome": V.TEST_OUTCOMES,
+	"decisions.status": V.DECISION_STATUSES,
+	"peer_requests.status": V.REQUEST_STATUSES,
+	"promotions.kind": V.PROMOTION_KINDS,
 };
 
 test("every CHECK of a status column in a new database lists exactly the live status set", () => {

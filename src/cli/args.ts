@@ -17,20 +17,25 @@ export class UsageError extends Error {
 	override name = "UsageError";
 }
 
-/** `positional` names the string flag that one bare argument fills (`agents enable ID`). */
+/**
+ * `positional` names the string flags that bare arguments fill, in order (`agents enable ID`,
+ * `answer REQUEST TEXT`); a flag given by name is not filled again.
+ */
 export function parseFlags(
 	argv: readonly string[],
 	spec: Record<string, FlagSpec>,
-	positional?: string,
+	positional: string | readonly string[] = [],
 ): Flags {
 	const flags: Flags = {};
+	const bare = typeof positional === "string" ? [positional] : positional;
 	for (let i = 0; i < argv.length; i++) {
 		const arg = argv[i] as string;
 		if (!arg.startsWith("--") || arg === "--") {
-			if (positional === undefined || positional in flags || arg === "--" || arg.startsWith("-")) {
+			const next = bare.find((name) => !(name in flags));
+			if (next === undefined || arg === "--" || arg.startsWith("-")) {
 				throw new UsageError(`unexpected argument ${quoted(arg)}`);
 			}
-			flags[positional] = arg;
+			flags[next] = arg;
 			continue;
 		}
 		const eq = arg.indexOf("=");

@@ -11,8 +11,8 @@ interface Command {
 	summary: string;
 	flags: Record<string, FlagSpec>;
 	load: () => Promise<CommandRun>;
-	/** The flag that one bare argument fills (`agents enable ID`). */
-	positional?: string;
+	/** The flags bare arguments fill, in order (`agents enable ID`, `answer REQUEST TEXT`). */
+	positional?: string | readonly string[];
 	/** Takes a command line after `--` (`sessions launch … -- CMD ARGS`). */
 	rest?: true;
 }
@@ -159,6 +159,7 @@ const COMMANDS: Command[] = [
 	},
 	...claimsCommands(),
 	...approvalsCommands(),
+	...peerCommands(),
 	...sessionsCommands(),
 	...testsCommands(),
 	...agentsCommands(),
@@ -243,6 +244,63 @@ function approvalsCommands(): Command[] {
 			summary: "Reject a request as the operator; a rejection revokes an earlier approval.",
 			flags: decision,
 			load: load("reject"),
+		},
+	];
+}
+
+function peerCommands(): Command[] {
+	const load = loader(() => import("./peers.ts"));
+	const as = {
+		kind: "string",
+		value: "AGENT",
+		help: "act as this agent (default: operator)",
+	} satisfies FlagSpec;
+	return [
+		{
+			name: "inbox",
+			usage: "roundtable inbox [--as AGENT] [--all] [--follow] [--json]",
+			summary:
+				"What is addressed to you: open questions (`ASK <id> <from> → <to> open: …`), human approvals awaiting a decision, and unread messages (`MSG …`). --follow then prints each new one as it arrives, until interrupted. Reading does not mark read.",
+			flags: {
+				as,
+				all: { kind: "boolean", help: "read messages too, not only unread ones" },
+				follow: { kind: "boolean", help: "keep printing what arrives" },
+				json,
+			},
+			load: load("inbox"),
+		},
+		{
+			name: "ask",
+			usage:
+				'roundtable ask --to AGENT "QUESTION" [--task ID] [--proposal ID] [--wait DURATION] [--as AGENT] [--json]',
+			summary:
+				"Ask an agent a question (peer.ask); prints the request. With --wait, waits that long for an answer and prints it; still unanswered, exit 3 (the request stays open).",
+			flags: {
+				to: { kind: "string", value: "AGENT", help: "who answers" },
+				question: { kind: "string", value: "TEXT", help: "the question (or the bare argument)" },
+				task: { kind: "string", value: "ID", help: "the task it is about" },
+				proposal: { kind: "string", value: "ID", help: "the proposal it is about" },
+				wait: { kind: "duration", value: "DURATION", help: "wait this long for an answer (at most 30s)" },
+				as,
+				json,
+			},
+			positional: "question",
+			load: load("ask"),
+		},
+		{
+			name: "answer",
+			usage: 'roundtable answer REQUEST "ANSWER" [--late] [--as AGENT] [--json]',
+			summary:
+				"Answer a question addressed to you (peer.answer); --late replies to a cancelled one (peer.reply_late), which stays cancelled.",
+			flags: {
+				request: { kind: "string", value: "ID", help: "the request (Q-…)" },
+				text: { kind: "string", value: "TEXT", help: "the answer (or the second bare argument)" },
+				late: { kind: "boolean", help: "reply to a cancelled request" },
+				as,
+				json,
+			},
+			positional: ["request", "text"],
+			load: load("answer"),
 		},
 	];
 }

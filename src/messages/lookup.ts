@@ -49,12 +49,7 @@ export function mayRead(env: Env, actor: string, m: MessageRecord): boolean {
 
 /** A message the actor may read, else `permission_denied` naming it. */
 export function requireReadable(env: Env, actor: string, m: MessageRecord): void {
-	if (!mayRead(env, actor, m))
-		throw new ToolError(
-			"permission_denied",
-			`message ${m.id} is a direct message between others; ${actor} may not read it`,
-			{
-				message_id: m.id,
-			},
-		);
+	if (mayRead(env, actor, m)) return;
+	const why = `message ${m.id} is a direct message between others; ${actor} may not read it`;
+	throw new ToolError("permission_denied", why, { message_id: m.id });
 }

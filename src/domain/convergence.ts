@@ -25,7 +25,9 @@ export interface RunCounts {
 }
 
 export function convergenceOf(c: RunCounts): Convergence {
-	const total = Object.values(c.tasks).reduce((a, b) => a + (b ?? 0), 0);
+	// A proposed task is nobody's work until the operator opens it: it neither holds a run open nor
+	// counts as the run's first work.
+	const total = Object.entries(c.tasks).reduce((a, [s, n]) => (s === "proposed" ? a : a + (n ?? 0)), 0);
 	const activeTasks = ACTIVE_TASK.reduce((n, s) => n + (c.tasks[s] ?? 0), 0);
 	const blocked = c.tasks.blocked ?? 0;
 	if (c.outstandingTurns > 0) return "pending_agent_turn";

@@ -1,6 +1,7 @@
 // Messages, their readers, and what was promoted from them. A message is stored once and never
 // changed; reading it is a row of its own per reader, so delivery and read stay distinct.
 import type { MessageRecord, PromotionRecord } from "../vocabulary/records.ts";
+import type { PromotionKind } from "../vocabulary/statuses.ts";
 import type { Conn, Params } from "./db.ts";
 
 const COLUMNS = "m.id, m.sender_id, m.to_agent_id, m.channel, m.thread_id, m.body_md, m.created_at";
@@ -82,11 +83,30 @@ export const messageQueries = (c: Conn) => ({
 		return marked;
 	},
 
-	async channels(): Promise<ChannelSummary[]> {
+	/** Channels by name, after `from` (a name), at most `limit`. */
+	async channels(from: string | undefined, limit: number): Promise<ChannelSummary[]> {
 		return c.all<ChannelSummary>(
 			`SELECT channel, count(*) AS message_count, max(created_at) AS last_message_at FROM messages
-			 WHERE channel IS NOT NULL GROUP BY channel ORDER BY channel`,
+			 WHERE channel IS NOT NULL AND channel > ? GROUP BY channel ORDER BY channel LIMIT ?`,
+			from ?? "",
+			limit,
 		);
+	},
+
+	/** A channel exists once its first message does. */
+	async hasChannel(channel: string): Promise<boolean> {
+		return (
+			c.get<{ one: number }>("SELECT 1 AS one FROM messages WHERE channel = ? LIMIT 1", channel) !== undefined
+		);
+	},
+
+	/** Every channel's name, for a did-you-mean. */
+	async channelNames(): Promise<string[]> {
+		return c
+			.all<{ channel: string }>(
+				"SELECT DISTINCT channel FROM messages WHERE channel IS NOT NULL ORDER BY channel",
+			)
+			.map((r) => r.channel);
 	},
 
 	async channelMessages(channel: string, reader: string, from: Position | undefined, limit: number) {
@@ -117,12 +137,19 @@ export const messageQueries = (c: Conn) => ({
 		) as PromotionRecord;
 	},
 
-	async promotions(filter: { message_id?: string }, from: Position | undefined, limit: number) {
+	async promotions(
+		filter: { message_id?: string; kind?: PromotionKind },
+		from: Position | undefined,
+		limit: number,
+	) {
 		const where: string[] = [];
 		const params: Params = [];
-		if (filter.message_id !== undefined) {
-			where.push("message_id = ?");
-			params.push(filter.message_id);
+		for (const column of ["message_id", "kind"] as const) {
+			const value = filter[column];
+			if (value !== undefined) {
+				where.push(`${column} = ?`);
+				params.push(value);
+			}
 		}
 		if (from) {
 			where.push("(created_at, id) > (?, ?)");

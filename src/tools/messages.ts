@@ -1,39 +1,30 @@
 // message.*, channel.*, promotion.list: retained messages, channels, promotion (engine: src/messages/).
 import type { Env } from "../engine/env.ts";
-import { ToolError } from "../errors.ts";
+import { listChannels, channelMessages as readChannel } from "../messages/channels.ts";
+import { inbox as readInbox } from "../messages/inbox.ts";
+import { post as postMessage } from "../messages/post.ts";
+import { listPromotions, promote as promoteMessage } from "../messages/promote.ts";
+import { markRead as markMessagesRead } from "../messages/read.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-const todo = (tool: string): never => {
-	throw new ToolError("internal", `${tool} is still being built`);
-};
-
-export const post = async (_tx: Tx, _a: Args<"message.post">, _env: Env): Promise<Result<"message.post">> =>
-	todo("message.post");
-export const inbox = async (_a: Args<"message.inbox">, _env: Env): Promise<Result<"message.inbox">> =>
-	todo("message.inbox");
-export const markRead = async (
-	_tx: Tx,
-	_a: Args<"message.mark_read">,
-	_env: Env,
-): Promise<Result<"message.mark_read">> => todo("message.mark_read");
-export const channels = async (
-	_tx: Tx,
-	_a: Args<"channel.list">,
-	_env: Env,
-): Promise<Result<"channel.list">> => todo("channel.list");
-export const channelMessages = async (
-	_tx: Tx,
-	_a: Args<"channel.messages">,
-	_env: Env,
-): Promise<Result<"channel.messages">> => todo("channel.messages");
-export const promote = async (
-	_tx: Tx,
-	_a: Args<"message.promote">,
-	_env: Env,
-): Promise<Result<"message.promote">> => todo("message.promote");
-export const promotions = async (
-	_tx: Tx,
-	_a: Args<"promotion.list">,
-	_env: Env,
-): Promise<Result<"promotion.list">> => todo("promotion.list");
+export const post = (tx: Tx, a: Args<"message.post">, env: Env): Promise<Result<"message.post">> =>
+	postMessage(tx, a, env);
+export const inbox = (a: Args<"message.inbox">, env: Env): Promise<Result<"message.inbox">> =>
+	readInbox(a, env);
+export const markRead = (
+	tx: Tx,
+	a: Args<"message.mark_read">,
+	env: Env,
+): Promise<Result<"message.mark_read">> => markMessagesRead(tx, a, env);
+export const channels = (tx: Tx, a: Args<"channel.list">, _env: Env): Promise<Result<"channel.list">> =>
+	listChannels(tx, a);
+export const channelMessages = (
+	tx: Tx,
+	a: Args<"channel.messages">,
+	env: Env,
+): Promise<Result<"channel.messages">> => readChannel(tx, a, env);
+export const promote = (tx: Tx, a: Args<"message.promote">, env: Env): Promise<Result<"message.promote">> =>
+	promoteMessage(tx, a, env);
+export const promotions = (tx: Tx, a: Args<"promotion.list">, _env: Env): Promise<Result<"promotion.list">> =>
+	listPromotions(tx, a);

@@ -1,4 +1,4 @@
-// task.create, task.get, task.list, task.update_status.
+// task.create, task.get, task.list, task.update_status (with the rules of a proposed task).
 import { actorId } from "../context.ts";
 import { checkReadablePaths } from "../domain/paths.ts";
 import type { Env } from "../engine/env.ts";
@@ -10,10 +10,11 @@ import {
 	requireRun,
 	requireTask,
 } from "../engine/records.ts";
-import { invalidArgument } from "../errors.ts";
+import { failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { TaskChanges } from "../store/tasks.ts";
+import type { TaskRecord } from "../vocabulary/records.ts";
 
 export async function create(tx: Tx, a: Args<"task.create">, env: Env) {
 	const readable_paths = checkReadablePaths(a.readable_paths ?? []);
@@ -76,12 +77,46 @@ export async function list(tx: Tx, a: Args<"task.list">) {
 	return { tasks, next_cursor: next };
 }
 
+/**
+ * A `proposed` task (promoted from a message) is nobody's work until the operator opens it: only the
+ * operator moves a task out of `proposed` (to open, or cancelled), only message.promote makes one,
+ * and while it stays proposed it joins no run and has no assignee.
+ */
+function checkProposed(task: TaskRecord, a: Args<"task.update_status">, env: Env): void {
+	const to = a.status ?? task.status;
+	if (to === "proposed" && task.status !== "proposed")
+		throw failedPrecondition(
+			`task ${task.id} is ${task.status}; only message.promote makes a proposed task`,
+			{
+				task_id: task.id,
+				status: task.status,
+			},
+		);
+	if (task.status === "proposed" && to !== "proposed") {
+		if (env.ctx.principal.kind !== "operator")
+			throw new ToolError("permission_denied", `task ${task.id} is proposed; only the operator opens it`, {
+				task_id: task.id,
+			});
+		if (to !== "open" && to !== "cancelled")
+			throw failedPrecondition(`task ${task.id} is proposed; open it (or cancel it) before setting ${to}`, {
+				task_id: task.id,
+				status: to,
+			});
+	}
+	if (to === "proposed" && (a.assigned_agent_id != null || a.run_id != null))
+		throw failedPrecondition(
+			`task ${task.id} is proposed: it joins no run and has no assignee until the operator opens it`,
+			{ task_id: task.id, field: a.assigned_agent_id != null ? "assigned_agent_id" : "run_id" },
+		);
+}
+
 export async function updateStatus(tx: Tx, a: Args<"task.update_status">, env: Env) {
 	if (a.status === undefined && a.assigned_agent_id === undefined && a.run_id === undefined) {
 		throw invalidArgument("nothing to update: give status, assigned_agent_id or run_id");
 	}
 	const task = await requireTask(tx, a.task_id);
 	checkRevision(task, a.expected_revision);
+	checkProposed(task, a, env);
 	if (a.assigned_agent_id != null) await requireEnabledAgent(tx, a.assigned_agent_id, "assigned_agent_id");
 	if (a.run_id != null) await requireRun(tx, a.run_id);
 

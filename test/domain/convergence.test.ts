@@ -20,3 +20,9 @@ test("each outcome, and which of them end the run", () => {
 	expect(endOf("all_remaining_tasks_blocked")).toBe("blocked");
 	expect(endOf("work_remains")).toBeUndefined();
 });
+
+test("a proposed task is nobody's work yet: it neither starts a run's work nor holds the run open", () => {
+	expect(convergenceOf(counts({ proposed: 2 }))).toBe("awaiting_initial_work");
+	expect(convergenceOf(counts({ proposed: 1, done: 1 }))).toBe("all_tasks_and_proposals_terminal");
+	expect(convergenceOf(counts({ proposed: 1, blocked: 1 }))).toBe("all_remaining_tasks_blocked");
+});

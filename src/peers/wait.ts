@@ -20,6 +20,8 @@ export async function wait(
 	const { store } = env.rt;
 	const deadline = Date.now() + (a.wait_ms ?? DEFAULT_WAIT_MS);
 	for (;;) {
+		// Checked before each look: an aborted signal would no longer wake the sleep below.
+		if (env.ctx.signal.aborted) throw new ToolError("cancelled", "peer.wait was cancelled while waiting");
 		const remaining = deadline - Date.now();
 		// Listen before looking: a commit landing between the read and the sleep still wakes us.
 		// `stop` drops the listener (and its timer) when no sleep follows.
@@ -41,6 +43,5 @@ export async function wait(
 		} finally {
 			stop.abort();
 		}
-		if (env.ctx.signal.aborted) throw new ToolError("cancelled", "peer.wait was cancelled while waiting");
 	}
 }

@@ -6,6 +6,7 @@ import * as claims from "./claims.bench.ts";
 import * as cli from "./cli.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as launch from "./launch.bench.ts";
+import * as peers from "./peers.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
 import * as testrun from "./testrun.bench.ts";
@@ -19,6 +20,7 @@ const benches = [
 	dispatch,
 	access,
 	watch,
+	peers,
 	transports,
 	cli,
 	search,

@@ -36,6 +36,7 @@ const ENGINES = [
 	"policy",
 	"sandbox",
 	"messages",
+	"peers",
 ];
 /** What calls the engines: none of it may be imported by one. */
 const ABOVE = ["tools", "dispatch", "transports", "owner", "chair", "cli", "launch", "main"];

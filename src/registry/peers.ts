@@ -30,7 +30,7 @@ export const peerTools = [
 		title: "List peers",
 		description: "Who you can ask or message, and who is live. Next: peer.ask or message.post.",
 		details:
-			"The agents a question or message can be addressed to (id, role, enabled, whether a live session holds them), and `operator`, the person running the table.",
+			"The agents a question or message can be addressed to (id, role, enabled, whether a live session holds them: one not ended, revoked or expired), and `operator`, the person running the table: role `operator`, always enabled, never live (no session holds it; what is addressed to it waits until the person looks). Sorted by id.",
 		args: () => type({ "limit?": listLimit, "cursor?": nonBlank }),
 		argDocs: PAGE,
 		output: () =>

@@ -134,6 +134,20 @@ export const sessionQueries = (c: Conn) => ({
 		);
 	},
 
+	/**
+	 * The agents a session still holds at `now`: one not ended and, when minted, neither revoked nor
+	 * expired. Sorted by id.
+	 */
+	async liveAgentIds(now: string): Promise<string[]> {
+		return c
+			.all<{ agent_id: string }>(
+				`SELECT DISTINCT agent_id FROM sessions WHERE status != 'ended' AND revoked_at IS NULL
+				 AND (expires_at IS NULL OR expires_at > ?) ORDER BY agent_id`,
+				now,
+			)
+			.map((r) => r.agent_id);
+	},
+
 	/** The session a capability opens, by the token's SHA-256. */
 	async byCapability(sha256: string): Promise<SessionRow | undefined> {
 		return c.get<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE capability_sha256 = ?`, sha256);

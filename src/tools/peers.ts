@@ -1,30 +1,22 @@
-// peer.*: addressed questions with retained answers (engine: src/peers/).
+// peer.*: addressed questions with retained answers. Each handler is its engine's (src/peers/)
+// function for its tool; peer.wait manages its own short transactions.
 import type { Env } from "../engine/env.ts";
-import { ToolError } from "../errors.ts";
+import { listPeers } from "../peers/list.ts";
+import * as questions from "../peers/questions.ts";
+import { wait as waitFor } from "../peers/wait.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-const todo = (tool: string): never => {
-	throw new ToolError("internal", `${tool} is still being built`);
-};
-
-export const list = async (_tx: Tx, _a: Args<"peer.list">, _env: Env): Promise<Result<"peer.list">> =>
-	todo("peer.list");
-export const ask = async (_tx: Tx, _a: Args<"peer.ask">, _env: Env): Promise<Result<"peer.ask">> =>
-	todo("peer.ask");
-export const request = async (
-	_tx: Tx,
-	_a: Args<"peer.request">,
-	_env: Env,
-): Promise<Result<"peer.request">> => todo("peer.request");
-export const answer = async (_tx: Tx, _a: Args<"peer.answer">, _env: Env): Promise<Result<"peer.answer">> =>
-	todo("peer.answer");
-export const wait = async (_a: Args<"peer.wait">, _env: Env): Promise<Result<"peer.wait">> =>
-	todo("peer.wait");
-export const cancel = async (_tx: Tx, _a: Args<"peer.cancel">, _env: Env): Promise<Result<"peer.cancel">> =>
-	todo("peer.cancel");
-export const replyLate = async (
-	_tx: Tx,
-	_a: Args<"peer.reply_late">,
-	_env: Env,
-): Promise<Result<"peer.reply_late">> => todo("peer.reply_late");
+export const list = (tx: Tx, a: Args<"peer.list">, env: Env): Promise<Result<"peer.list">> =>
+	listPeers(tx, a, env);
+export const ask = (tx: Tx, a: Args<"peer.ask">, env: Env): Promise<Result<"peer.ask">> =>
+	questions.ask(tx, a, env);
+export const request = (tx: Tx, a: Args<"peer.request">, env: Env): Promise<Result<"peer.request">> =>
+	questions.read(tx, a, env);
+export const answer = (tx: Tx, a: Args<"peer.answer">, env: Env): Promise<Result<"peer.answer">> =>
+	questions.answer(tx, a, env);
+export const wait = (a: Args<"peer.wait">, env: Env): Promise<Result<"peer.wait">> => waitFor(a, env);
+export const cancel = (tx: Tx, a: Args<"peer.cancel">, env: Env): Promise<Result<"peer.cancel">> =>
+	questions.cancel(tx, a, env);
+export const replyLate = (tx: Tx, a: Args<"peer.reply_late">, env: Env): Promise<Result<"peer.reply_late">> =>
+	questions.replyLate(tx, a, env);

@@ -1,0 +1,97 @@
+// What every peer-question tool shares: who the actor is (checked), the request looked up, who may
+// read or act on it, and the events it appends. The rights live here, once, so the seven tools
+// cannot drift apart on them.
+import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
+import type { Env } from "../engine/env.ts";
+import { notFound, ToolError } from "../errors.ts";
+import type { Tx } from "../store/index.ts";
+import type { PeerAnswerRecord, PeerRequestRecord } from "../vocabulary/records.ts";
+import { actorOf, OPERATOR } from "./actor.ts";
+
+/**
+ * The actor of a call. With a capability the access check already made `agent_id` the caller. The
+ * operator (or the Chair) may name an agent to act as: it must exist, so no request is ever kept
+ * under a mistyped name.
+ */
+export async function actorIn(tx: Tx, env: Env, agentId: string | undefined): Promise<string> {
+	if (env.ctx.principal.kind !== "agent" && agentId !== undefined && agentId !== OPERATOR) {
+		if (!(await tx.agents.get(agentId))) {
+			const near = didYouMean(agentId, [OPERATOR, ...(await tx.agents.ids())]);
+			throw notFound(`agent ${agentId} not found${suggestion(near)}`, {
+				field: "agent_id",
+				agent_id: agentId,
+				...(near && { did_you_mean: near }),
+			});
+		}
+	}
+	return actorOf(env, agentId);
+}
+
+export async function requireRequest(tx: Tx, id: string): Promise<PeerRequestRecord> {
+	const request = await tx.peers.get(id);
+	if (!request) throw notFound(`request ${id} not found`, { request_id: id });
+	return request;
+}
+
+/**
+ * The operator's own principal (the CLI, the dashboard, HTTP with the operator's token) may read and
+ * act on every request, whoever it names as agent_id: it is the person running the table.
+ */
+const isOperator = (env: Env) => env.ctx.principal.kind === "operator";
+
+const deny = (message: string, r: PeerRequestRecord) =>
+	new ToolError("permission_denied", message, { request_id: r.id });
+
+/** Its requester, its assignee and the operator read a request; nobody else. */
+export function mustRead(env: Env, actor: string, r: PeerRequestRecord): void {
+	if (isOperator(env) || actor === r.requester_id || actor === r.assignee_id) return;
+	throw deny(
+		`request ${r.id} is between ${r.requester_id} and ${r.assignee_id}; ${actor} may not read it`,
+		r,
+	);
+}
+
+/** Only its assignee (or the operator) answers a request, on time or late. */
+export function mustBeAssignee(env: Env, actor: string, r: PeerRequestRecord, action: string): void {
+	if (isOperator(env) || actor === r.assignee_id) return;
+	throw deny(`only ${r.assignee_id}, whom request ${r.id} is addressed to, may ${action} it`, r);
+}
+
+/** Only its requester (or the operator) cancels a request. */
+export function mustBeRequester(env: Env, actor: string, r: PeerRequestRecord): void {
+	if (isOperator(env) || actor === r.requester_id) return;
+	throw deny(`only ${r.requester_id}, who asked request ${r.id}, may cancel it`, r);
+}
+
+/** A request with every answer kept for it, oldest first. */
+export async function withAnswers(
+	tx: Tx,
+	request: PeerRequestRecord,
+): Promise<{ request: PeerRequestRecord; answers: PeerAnswerRecord[] }> {
+	return { request, answers: await tx.peers.answers(request.id) };
+}
+
+/**
+ * One peer event: the actor, the request's task (and that task's run, so a run's watch shows it),
+ * and the parties in the payload. Bodies stay out: every caller of table.watch sees events.
+ */
+export async function appendPeerEvent(
+	tx: Tx,
+	env: Env,
+	type: string,
+	actor: string,
+	r: PeerRequestRecord,
+	extra: Record<string, unknown> = {},
+): Promise<void> {
+	const task = r.task_id === null ? undefined : await tx.tasks.get(r.task_id);
+	await tx.events.append(
+		{
+			type,
+			actor_id: actor,
+			task_id: r.task_id,
+			run_id: task?.run_id ?? null,
+			payload: { request_id: r.id, requester_id: r.requester_id, assignee_id: r.assignee_id, ...extra },
+		},
+		env.now,
+	);
+}

@@ -34,17 +34,18 @@ export async function requireRequest(tx: Tx, id: string): Promise<PeerRequestRec
 }
 
 /**
- * The operator's own principal (the CLI, the dashboard, HTTP with the operator's token) may read and
- * act on every request, whoever it names as agent_id: it is the person running the table.
+ * The operator acting as itself (the CLI, the dashboard, HTTP with the operator's token, no
+ * agent_id) may read and act on every request: it is the person running the table. Naming an agent
+ * to act as, it has that agent's rights, so the record never shows an agent doing what it could not.
  */
-const isOperator = (env: Env) => env.ctx.principal.kind === "operator";
+const isOperator = (env: Env, actor: string) => env.ctx.principal.kind === "operator" && actor === OPERATOR;
 
 const deny = (message: string, r: PeerRequestRecord) =>
 	new ToolError("permission_denied", message, { request_id: r.id });
 
 /** Its requester, its assignee and the operator read a request; nobody else. */
 export function mustRead(env: Env, actor: string, r: PeerRequestRecord): void {
-	if (isOperator(env) || actor === r.requester_id || actor === r.assignee_id) return;
+	if (isOperator(env, actor) || actor === r.requester_id || actor === r.assignee_id) return;
 	throw deny(
 		`request ${r.id} is between ${r.requester_id} and ${r.assignee_id}; ${actor} may not read it`,
 		r,
@@ -53,13 +54,13 @@ export function mustRead(env: Env, actor: string, r: PeerRequestRecord): void {
 
 /** Only its assignee (or the operator) answers a request, on time or late. */
 export function mustBeAssignee(env: Env, actor: string, r: PeerRequestRecord, action: string): void {
-	if (isOperator(env) || actor === r.assignee_id) return;
+	if (isOperator(env, actor) || actor === r.assignee_id) return;
 	throw deny(`only ${r.assignee_id}, whom request ${r.id} is addressed to, may ${action} it`, r);
 }
 
 /** Only its requester (or the operator) cancels a request. */
 export function mustBeRequester(env: Env, actor: string, r: PeerRequestRecord): void {
-	if (isOperator(env) || actor === r.requester_id) return;
+	if (isOperator(env, actor) || actor === r.requester_id) return;
 	throw deny(`only ${r.requester_id}, who asked request ${r.id}, may cancel it`, r);
 }
 

@@ -1,10 +1,10 @@
 // Who may do what to a request, each tool called by agents through minted sessions: its requester,
-// its assignee, a third agent, and the operator (as itself, and naming an agent to act as). Every
-// refusal is permission_denied and writes nothing but its call.denied event.
+// its assignee, a third agent, and the operator (as itself: every right; naming an agent to act as:
+// that agent's rights). Every refusal is permission_denied and writes nothing but its call.denied event.
 import { describe, expect, test } from "bun:test";
 import type { CallContext } from "../../src/context.ts";
 import type { PeerRequestRecord } from "../../src/vocabulary/records.ts";
-import { type Peers, peersProject, readRequest, THIRD } from "../_helpers/peer-helpers.ts";
+import { type Peers, peersProject, REQUESTER, readRequest, THIRD } from "../_helpers/peer-helpers.ts";
 
 type Who = "requester" | "assignee" | "third" | "operator" | "operator as third";
 
@@ -20,23 +20,23 @@ const RULES: { tool: string; args: Record<string, unknown>; cancelled?: true; al
 	{
 		tool: "peer.request",
 		args: {},
-		allowed: ["requester", "assignee", "operator", "operator as third"],
+		allowed: ["requester", "assignee", "operator"],
 	},
 	{
 		tool: "peer.wait",
 		args: { wait_ms: 0 },
-		allowed: ["requester", "assignee", "operator", "operator as third"],
+		allowed: ["requester", "assignee", "operator"],
 	},
-	{ tool: "peer.answer", args: { answer_md: "a" }, allowed: ["assignee", "operator", "operator as third"] },
-	{ tool: "peer.cancel", args: { reason_md: "r" }, allowed: ["requester", "operator", "operator as third"] },
+	{ tool: "peer.answer", args: { answer_md: "a" }, allowed: ["assignee", "operator"] },
+	{ tool: "peer.cancel", args: { reason_md: "r" }, allowed: ["requester", "operator"] },
 	{
 		tool: "peer.reply_late",
 		args: { answer_md: "late" },
 		cancelled: true,
-		allowed: ["assignee", "operator", "operator as third"],
+		allowed: ["assignee", "operator"],
 	},
 ];
-const EVERYONE: Who[] = ["requester", "assignee", "third", "operator", "operator as third"];
+const EVERYONE: Who[] = ["requester", "assignee", "third", "operator"];
 
 describe("the rights on a request", () => {
 	for (const rule of RULES) {
@@ -73,11 +73,11 @@ describe("the rights on a request", () => {
 		const { request } = (await f.p.call("peer.cancel", {
 			request_id: r.id,
 			reason_md: "r",
-			agent_id: THIRD,
+			agent_id: REQUESTER,
 		})) as {
 			request: PeerRequestRecord;
 		};
-		expect(request.cancelled_by).toBe(THIRD);
+		expect(request.cancelled_by).toBe(REQUESTER);
 	});
 
 	test("a request addressed to the operator: the operator answers it, no agent but the requester reads it", async () => {

@@ -40,10 +40,11 @@ export async function requireMessage(
 
 /**
  * Whether `actor` may read a message: one in a channel, addressed to it, or sent by it. The operator
- * without a capability reads every message; an agent never reads another's direct messages.
+ * acting as itself reads every message; naming an agent, it reads what that agent may (as on a peer
+ * request); an agent never reads another's direct messages.
  */
 export function mayRead(env: Env, actor: string, m: MessageRecord): boolean {
-	if (env.ctx.principal.kind === "operator") return true;
+	if (env.ctx.principal.kind === "operator" && actor === OPERATOR) return true;
 	return m.channel !== null || m.to_agent_id === actor || m.sender_id === actor;
 }
 

@@ -179,16 +179,17 @@ export async function authorize(
 	const session = await liveSession(tx, who, now);
 	const role = session.role ?? who.role;
 	const args = { ...given };
-	if (tool.access === "every") return { args };
-	const grant = Object.hasOwn(tool.access, role) ? (tool.access as Record<string, Grant>)[role] : undefined;
-	// call() refuses a role without a grant before this; the check stays so authorize stands alone.
-	if (!grant) throw deny(`${aRole(role)} may not call ${tool.name}`, { tool: tool.name });
-
+	// Actor arguments are the caller's own on every tool, those every role may call included.
 	for (const field of tool.actors) {
 		if (args[field] === undefined) args[field] = session.agent_id;
 		else if (args[field] !== session.agent_id)
 			throw deny(`${field} must be you (${session.agent_id}), not ${echo(String(args[field]))}`, { field });
 	}
+	if (tool.access === "every") return { args };
+	const grant = Object.hasOwn(tool.access, role) ? (tool.access as Record<string, Grant>)[role] : undefined;
+	// call() refuses a role without a grant before this; the check stays so authorize stands alone.
+	if (!grant) throw deny(`${aRole(role)} may not call ${tool.name}`, { tool: tool.name });
+
 	checkGrant(tool, grant, args, role);
 
 	const proposal = session.proposal_id === null ? undefined : await tx.proposals.get(session.proposal_id);

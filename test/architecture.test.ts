@@ -35,6 +35,7 @@ const ENGINES = [
 	"sessions",
 	"policy",
 	"sandbox",
+	"briefing",
 ];
 /** What calls the engines: none of it may be imported by one. */
 const ABOVE = ["tools", "dispatch", "transports", "owner", "chair", "cli", "launch", "main"];

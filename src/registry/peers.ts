@@ -320,7 +320,8 @@ export const peerTools = [
 		access: "every",
 		actors: ["agent_id"],
 		title: "Brief me",
-		description: "Call first: your task, claims, proposals, questions, messages. Next: its next action, e.g. resource.claim.",
+		description:
+			"Call first: your task, claims, proposals, questions, messages. Next: its next action, e.g. resource.claim.",
 		details:
 			"In one call what an agent needs to (re)start: its current task, active claims, pending proposals with their gate status, unanswered questions to and from it, unread messages, the latest decisions and the required next action. `roundtable resume` prints the same.",
 		args: () => type({ "agent_id?": callerId }),

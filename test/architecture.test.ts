@@ -25,6 +25,7 @@ const ENGINES = [
 	"apply",
 	"claims",
 	"gates",
+	"briefing",
 	"proposals",
 	"approvals",
 	"security",
@@ -35,7 +36,6 @@ const ENGINES = [
 	"sessions",
 	"policy",
 	"sandbox",
-	"briefing",
 ];
 /** What calls the engines: none of it may be imported by one. */
 const ABOVE = ["tools", "dispatch", "transports", "owner", "chair", "cli", "launch", "main"];

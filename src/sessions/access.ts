@@ -179,7 +179,8 @@ export async function authorize(
 	const session = await liveSession(tx, who, now);
 	const role = session.role ?? who.role;
 	const args = { ...given };
-	// Actor arguments are the caller's own on every tool, those every role may call included.
+	// Actor arguments are the caller's own for every tool, those every role may call included (the
+	// peer tools): a capability never acts as another agent.
 	for (const field of tool.actors) {
 		if (args[field] === undefined) args[field] = session.agent_id;
 		else if (args[field] !== session.agent_id)

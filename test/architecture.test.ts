@@ -25,6 +25,7 @@ const ENGINES = [
 	"apply",
 	"claims",
 	"gates",
+	"briefing",
 	"proposals",
 	"approvals",
 	"security",

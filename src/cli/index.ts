@@ -439,7 +439,7 @@ function sessionsCommands(): Command[] {
 			name: "resume",
 			usage: "roundtable resume (--session ID | --agent ID) [--json]",
 			summary:
-				"Brief an agent coming back: pick the session (--agent: its active one, else the one seen last), suspend its claims whose resource changed, and print the Markdown resume briefing (current task, active claims, pending proposals, latest decisions, required next action), then the claims it suspended.",
+				"Brief an agent coming back: pick the session (--agent: its active one, else the one seen last), suspend its claims whose resource changed, and print the Markdown resume briefing, agent.brief's (current task, active claims, pending proposals with their gates, open questions to and from it, unread messages, latest decisions, required next action), then the claims it suspended.",
 			flags: {
 				session: { kind: "string", value: "ID", help: "the session to resume" },
 				agent: { kind: "string", value: "ID", help: "resume this agent's latest session" },

@@ -1,7 +1,7 @@
 // `roundtable run`: create or resume a run and drive it. With a live owner (`start`) the owner's
 // Chair ticks it and this command watches; without one, this process is the owner for its lifetime
-// (HTTP, socket, Chair), so stdio clients keep working. Headless runs N ticks and exits;
-// interactive shows the terminal view until q or Ctrl-C.
+// (HTTP, socket, Chair), so stdio clients keep working. Headless runs N ticks, prints where the run
+// stands and the open peer questions, and exits; interactive shows the terminal view until q or Ctrl-C.
 
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -22,6 +22,15 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 
 const summary = (run: RunRecord) =>
 	`run ${run.id} ${run.status} after ${run.ticks} tick${run.ticks === 1 ? "" : "s"}: ${run.convergence ?? "not ticked yet"}`;
+
+/** Headless, after the summary: the open peer questions, as the view lists them (nothing when none). */
+async function printOpenQuestions(rt: Runtime): Promise<void> {
+	const { fit, questionLines, readOpenQuestions } = await import("../tui/run-view.ts");
+	const questions = await readOpenQuestions(rt.store);
+	if (questions.open === 0) return;
+	out(`open questions ${questions.open} (oldest first):`);
+	for (const line of questionLines(questions)) out(fit(`  ${line}`, 200));
+}
 
 const readRun = (rt: Runtime, id: string) =>
 	rt.store.withTransaction("read", (tx) => tx.runs.get(id)) as Promise<RunRecord>;
@@ -105,6 +114,7 @@ export const run: CommandRun = {
 				}
 				const after = await followOwner(rt, owner, run, iterations);
 				out(summary(after));
+				await printOpenQuestions(rt);
 				return after.status === "failed" ? 1 : 0;
 			}
 
@@ -151,7 +161,10 @@ export const run: CommandRun = {
 			});
 			if (code !== 0) return code;
 			const after = await readRun(rt, run.id);
-			if (headless) out(summary(after));
+			if (headless) {
+				out(summary(after));
+				await printOpenQuestions(rt);
+			}
 			return after.status === "failed" ? 1 : 0;
 		} finally {
 			rt.close();

@@ -2,9 +2,10 @@
 // (Codex, Claude Code, …) working on the project, and the briefing an agent gets when it comes back.
 // Operator commands: session.register, .heartbeat and .end (operator tools, not listed to agents).
 import { resolve } from "node:path";
+import { renderBriefing } from "../briefing/render.ts";
+import { claimsById, type ResumeBriefing } from "../briefing/resume.ts";
 import { call } from "../dispatch.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/did-you-mean.ts";
-import { buildBriefing, renderBriefing } from "../launch/briefing.ts";
 import { type Binding, launch as runLaunch } from "../launch/launch.ts";
 import { openRuntime } from "../runtime.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
@@ -227,9 +228,12 @@ export const resume = command(async (rt, ctx, flags) => {
 		{ reconcile: true, agent_id: session.agent_id, status: "suspended", limit: 1 },
 		ctx,
 	);
-	const briefing = await rt.store.withTransaction("read", (tx) =>
-		buildBriefing(tx, session, reconciled.suspended, nowIso()),
+	// The briefing is agent.brief's, through the same door as an agent's own call.
+	const brief = await call(rt, "agent.brief", { agent_id: session.agent_id }, ctx);
+	const suspended = await rt.store.withTransaction("read", (tx) =>
+		claimsById(tx, reconciled.suspended, nowIso()),
 	);
+	const briefing: ResumeBriefing = { session, ...brief, suspended_claims: suspended };
 	if (flags.json) return print(flags, briefing, []);
 	process.stdout.write(renderBriefing(briefing));
 	return 0;

@@ -50,9 +50,50 @@ function ownerLine(root: string): string {
 		: "OWNER none (start one with `roundtable start`)";
 }
 
-/** One event; a refused call also says what was refused, why, and how many times. */
+/** A payload field as text; `?` when it is missing. */
+const field = (p: Record<string, unknown>, key: string) => {
+	const v = p[key];
+	return typeof v === "string" || typeof v === "number" ? String(v) : "?";
+};
+
+/** What a peer question or message event is about: which request or message, between whom. */
+function peerDetail(e: EventRecord): string | undefined {
+	const p = e.payload;
+	const request = () => `${field(p, "request_id")} ${field(p, "requester_id")} → ${field(p, "assignee_id")}`;
+	switch (e.type) {
+		case "peer.asked":
+		case "peer.cancelled":
+			return request();
+		case "peer.answered":
+			return `${request()} answer ${field(p, "answer_id")}`;
+		case "peer.replied_late":
+			return `${request()} late answer ${field(p, "answer_id")}`;
+		case "message.posted": {
+			const to = typeof p.channel === "string" ? `#${p.channel}` : field(p, "to_agent_id");
+			const thread = typeof p.thread_id === "string" ? ` in thread ${p.thread_id}` : "";
+			return `${field(p, "message_id")} ${field(p, "sender_id")} → ${to}${thread}`;
+		}
+		case "message.read": {
+			const ids = Array.isArray(p.message_ids) ? p.message_ids.map(String) : [];
+			const more = ids.length > 3 ? ` (+${ids.length - 3} more)` : "";
+			return `${field(p, "reader_id")} read ${ids.slice(0, 3).join(", ") || "?"}${more}`;
+		}
+		case "message.promoted": {
+			const made = p.kind === "decision" ? field(p, "decision_id") : field(p, "task_id");
+			return `${field(p, "message_id")} → ${field(p, "kind")} ${made}`;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * One event; a refused call also says what was refused, why, and how many times; a peer question or
+ * message event says which one and between whom (events never carry bodies).
+ */
 const eventLine = (e: EventRecord) => {
 	const line = `EVENT ${e.id} ${e.type} ${e.actor_id} ${e.task_id ?? "-"}`;
+	const peer = peerDetail(e);
+	if (peer !== undefined) return `${line} ${peer}`;
 	if (e.type !== "call.denied") return line;
 	const { tool, reason, count } = e.payload as { tool: string; reason: string; count: number };
 	return `${line} ${tool}${count > 1 ? ` (x${count})` : ""}: ${reason}`;

@@ -86,11 +86,14 @@ from \`ROUNDTABLE_MCP_TOKEN\`; never put a token on a command line or in a check
 
 ## Startup and resume checklist
 
-1. \`table.get_state\`: the runs, tasks, claims and proposals as they are now (note \`last_event_id\`).
-2. \`memory.query\`: what the project already knows about your task.
-3. \`task.get\`: your assigned task, its status and its readable paths.
-4. \`resource.claim_status\`: the claims you hold and the ones in your way.
-5. Reconcile: release claims you no longer need, renew the ones you do, then continue.
+1. \`agent.brief\`: your task, claims, pending proposals and their gates, questions to and from you,
+   unread messages, the latest decisions and the required next action: do that action; the steps
+   below fill in the rest.
+2. \`table.get_state\`: the runs, tasks, claims and proposals as they are now (note \`last_event_id\`).
+3. \`memory.query\`: what the project already knows about your task.
+4. \`task.get\`: your assigned task, its status and its readable paths.
+5. \`resource.claim_status\`: the claims you hold and the ones in your way.
+6. Reconcile: release claims you no longer need, renew the ones you do, then continue.
 
 ## Turns
 

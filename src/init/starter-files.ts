@@ -6,6 +6,11 @@ export const AGENTS_MD = `# Working in this repository with Roundtable
 Several agents share this repository through Roundtable. These rules keep them from stepping on
 each other; \`.roundtable/mcp/AGENT_MCP_MANIFEST.md\` lists the tools.
 
+## Start here
+
+Call \`agent.brief\` first, and again whenever you come back: it gives your task, claims, proposals,
+questions to and from you, unread messages and the required next action in one call.
+
 ## Authority
 
 - Roundtable's table (tasks, claims, proposals, decisions, memory) is the shared truth. Read it

@@ -30,6 +30,11 @@ export const peerQueries = (c: Conn) => ({
 		return c.get<PeerRequestRecord>(`SELECT ${COLUMNS} FROM peer_requests WHERE id = ?`, id);
 	},
 
+	/** How many requests have this status, table-wide (the run view's count of open questions). */
+	async countByStatus(status: RequestStatus): Promise<number> {
+		return c.get<{ n: number }>("SELECT count(*) AS n FROM peer_requests WHERE status = ?", status)?.n ?? 0;
+	},
+
 	async insert(
 		r: Pick<
 			PeerRequestRecord,

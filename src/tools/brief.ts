@@ -1,11 +1,8 @@
 // agent.brief: what an agent needs to (re)start, in one call (engine: src/briefing/).
+import { buildBriefing } from "../briefing/build.ts";
 import type { Env } from "../engine/env.ts";
-import { ToolError } from "../errors.ts";
+import { actorOf } from "../peers/actor.ts";
 import type { Args, Result } from "../registry/index.ts";
 
-const todo = (tool: string): never => {
-	throw new ToolError("internal", `${tool} is still being built`);
-};
-
-export const brief = async (_a: Args<"agent.brief">, _env: Env): Promise<Result<"agent.brief">> =>
-	todo("agent.brief");
+export const brief = (a: Args<"agent.brief">, env: Env): Promise<Result<"agent.brief">> =>
+	buildBriefing(env, actorOf(env, a.agent_id));

@@ -1,5 +1,6 @@
 // The terminal view of interactive `roundtable run`: one run's state, its counts, its turn queue,
-// the latest proposal, transaction, approval and test run, and its newest events, redrawn in place.
+// the latest proposal, transaction, approval and test run, the open peer questions, and its newest
+// events, redrawn in place. Headless `run` prints the same open-question lines after its summary.
 //
 // Plain ANSI, no library: the alternate screen, absolute cursor moves, erase-to-end, the cursor
 // hidden and autowrap off while it shows. Each frame is one write (inside a synchronized-update
@@ -14,6 +15,7 @@ import type { TurnRow } from "../store/turns.ts";
 import type {
 	ApprovalRecord,
 	EventRecord,
+	PeerRequestRecord,
 	ProposalRecord,
 	RunRecord,
 	TestRunRecord,
@@ -40,6 +42,8 @@ export interface RunSnapshot {
 	latestApproval: ApprovalRecord | undefined;
 	/** The table's newest test run. */
 	latestTestRun: TestRunRecord | undefined;
+	/** Table-wide: open peer questions, and the oldest few of them. */
+	questions: OpenQuestions;
 	/** The run's outstanding turn requests, oldest first. */
 	turns: TurnRow[];
 	/** The run's newest events, oldest first. */
@@ -48,6 +52,23 @@ export interface RunSnapshot {
 	lastEventId: number;
 	/** When the snapshot was read (RFC 3339). */
 	readAt: string;
+}
+
+export interface OpenQuestions {
+	open: number;
+	/** Oldest first, at most OLDEST_QUESTIONS. */
+	oldest: PeerRequestRecord[];
+}
+
+/** How many of the oldest open questions the view lists. */
+export const OLDEST_QUESTIONS = 3;
+
+/** The open peer questions: how many, and the oldest few. */
+export async function readOpenQuestions(store: Store): Promise<OpenQuestions> {
+	return store.withTransaction("read", async (tx) => ({
+		open: await tx.peers.countByStatus("open"),
+		oldest: await tx.peers.list({ status: "open" }, undefined, OLDEST_QUESTIONS),
+	}));
 }
 
 /** Reads what the view shows in one read transaction; `events` is how many of the newest to read. */
@@ -75,6 +96,10 @@ export function readRunSnapshot(store: Store, runId: string, events: number): Pr
 			latestTransaction: (await tx.transactions.tail(1)).at(-1),
 			latestApproval: approvals.at(-1),
 			latestTestRun: (await tx.testRuns.list({}, 1))[0],
+			questions: {
+				open: await tx.peers.countByStatus("open"),
+				oldest: await tx.peers.list({ status: "open" }, undefined, OLDEST_QUESTIONS),
+			},
 			turns: await tx.turns.queue(runId),
 			events: await tx.events.newest(runId, Math.max(1, Math.min(events, 500))),
 			lastEventId: await tx.events.lastId(),
@@ -149,6 +174,20 @@ function turnLines(turns: TurnRow[]): string[] {
 	);
 }
 
+/** `<id> <from> → <to>: <first line>`, oldest first; "and N more" when there are more open. */
+export function questionLines(q: OpenQuestions): string[] {
+	const firstLine = (md: string) =>
+		md
+			.split("\n")
+			.find((l) => l.trim() !== "")
+			?.trim() ?? "";
+	const lines = q.oldest.map(
+		(r) => `${r.id} ${r.requester_id} → ${r.assignee_id}: ${firstLine(r.question_md)}`,
+	);
+	if (q.open > q.oldest.length) lines.push(`(+${q.open - q.oldest.length} more)`);
+	return lines;
+}
+
 function latestLines(s: RunSnapshot): string[] {
 	const p = s.latestProposal;
 	const x = s.latestTransaction;
@@ -173,9 +212,11 @@ function latestLines(s: RunSnapshot): string[] {
 /**
  * The view as lines: at most `height` of them, none wider than `width` columns, no control
  * characters. The header (the run; its Chair state; its tasks and proposals, the scope convergence
- * uses; then table-wide agents, live claims and requested approvals) and the footer always; between
- * them the latest records, the turn queue and as many of the newest events as fit (the latest
- * records give way first, then the turn queue shrinks to one line; the events take the rest).
+ * uses; then table-wide agents, live claims, requested approvals and open questions) and the footer
+ * always; between them the latest records, the oldest open questions, the turn queue and as many of
+ * the newest events as fit (the latest records give way first, then the turn queue shrinks to one
+ * line and the questions to one, then the turn queue goes, then the questions; the events take the
+ * rest).
  */
 export function renderRunView(s: RunSnapshot, size: RenderOptions): string[] {
 	const width = Math.max(0, Math.floor(size.width));
@@ -194,7 +235,8 @@ export function renderRunView(s: RunSnapshot, size: RenderOptions): string[] {
 		`proposals  pending ${s.proposals.pending} | in review ${s.proposals.in_review}`,
 		`table      agents enabled ${s.agentsEnabled} | claims live ${claims}` +
 			(s.claims.suspended ? ` (${s.claims.suspended} suspended)` : "") +
-			` | approvals requested ${s.approvalsRequested}`,
+			` | approvals requested ${s.approvalsRequested}` +
+			(s.questions.open ? ` | questions open ${s.questions.open}` : ""),
 	];
 	const footer = [
 		"q quit",
@@ -207,11 +249,16 @@ export function renderRunView(s: RunSnapshot, size: RenderOptions): string[] {
 		.join(" | ");
 
 	// Room between header and footer, shared out so that the rule and at least one event show: the
-	// latest records give way first, then the turn queue shrinks to one line, then it goes.
+	// latest records give way first, then the turn queue shrinks to one line, the questions to the
+	// oldest (their rule keeps the count), then the turn queue goes, then the questions.
 	const room = height - header.length - 1;
 	const MIN_EVENTS = 2;
 	const turns = turnLines(s.turns);
 	let latest: string[] = [rule("latest", width), ...latestLines(s)];
+	let questions =
+		s.questions.open === 0
+			? []
+			: [rule(`open questions (${s.questions.open}, oldest first)`, width), ...questionLines(s.questions)];
 	let turnCap = Math.max(1, Math.min(turns.length, Math.floor(room / 4)));
 	const turnBlock = () => {
 		const block = [
@@ -222,13 +269,16 @@ export function renderRunView(s: RunSnapshot, size: RenderOptions): string[] {
 		return block;
 	};
 	let turnsShown = turnBlock();
-	if (room - latest.length - turnsShown.length < MIN_EVENTS) latest = [];
-	if (room - latest.length - turnsShown.length < MIN_EVENTS) {
+	const left = () => room - latest.length - questions.length - turnsShown.length;
+	if (left() < MIN_EVENTS) latest = [];
+	if (left() < MIN_EVENTS) {
 		turnCap = 1;
 		turnsShown = turnBlock();
 	}
-	if (room - latest.length - turnsShown.length < MIN_EVENTS) turnsShown = [];
-	const eventRoom = room - latest.length - turnsShown.length - 1;
+	if (left() < MIN_EVENTS) questions = questions.slice(0, 2);
+	if (left() < MIN_EVENTS) turnsShown = [];
+	if (left() < MIN_EVENTS) questions = [];
+	const eventRoom = left() - 1;
 	const shown = Math.min(Math.max(0, eventRoom), s.events.length);
 	const events =
 		eventRoom > 0
@@ -238,7 +288,7 @@ export function renderRunView(s: RunSnapshot, size: RenderOptions): string[] {
 				]
 			: [];
 
-	const body = [...header, ...latest, ...turnsShown, ...events];
+	const body = [...header, ...latest, ...questions, ...turnsShown, ...events];
 	const lines = height > 1 ? [...body.slice(0, height - 1), footer] : [footer];
 	return lines.map((line) => fit(line, width));
 }

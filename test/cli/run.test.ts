@@ -1,5 +1,5 @@
 // `roundtable run` through the real CLI: headless creates (or continues, or resumes) a run, ticks it
-// N times as its own owner and prints where it stands; a run whose work is all done completes; an
+// N times as its own owner and prints where it stands (and the open peer questions); a run whose work is all done completes; an
 // ended run is revived only with --resume; beside a live `start` owner it lets that owner's Chair
 // tick and waits; beside `mcp serve` (no Chair) it refuses; without a terminal the interactive view
 // refuses with a hint.
@@ -59,6 +59,30 @@ describe("roundtable run --headless, as its own owner", () => {
 		expect(created?.payload).toEqual({ run_id: "RUN-1", goal: "Ship it", status: "active" });
 		// The owner it was is gone: nothing left to find.
 		expect(existsSync(join(p.root, ".roundtable/owner.json"))).toBe(false);
+	});
+
+	test("after where the run stands, the open peer questions: how many, the oldest few", async () => {
+		const p = await makeProject({ config: LOOPBACK_ANY_PORT });
+		await p.rt.store.withTransaction("write", async (tx) => {
+			for (const [i, to] of ["operator", "implementer-1", "operator", "tester-1"].entries()) {
+				const request = { requester_id: "reviewer-1", assignee_id: to, task_id: null, proposal_id: null };
+				const at = new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString();
+				await tx.peers.insert({ id: `Q-${i + 1}`, question_md: `Question ${i + 1}?\nMore.`, ...request }, at);
+			}
+		});
+		const r = await headless(p, "--run", "RUN-1");
+		expect([r.code, r.stdout]).toEqual([
+			0,
+			[
+				"run RUN-1 active after 1 tick: awaiting_initial_work",
+				"open questions 4 (oldest first):",
+				"  Q-1 reviewer-1 → operator: Question 1?",
+				"  Q-2 reviewer-1 → implementer-1: Question 2?",
+				"  Q-3 reviewer-1 → operator: Question 3?",
+				"  (+1 more)",
+				"",
+			].join("\n"),
+		]);
 	});
 
 	test("a new run id is minted when none is given", async () => {

@@ -1,10 +1,10 @@
 // `roundtable sessions [list]|register|heartbeat|end` and `roundtable resume` through the real CLI in
 // a subprocess, on a project made by makeProject; the setup (runs, tasks, claims, proposals,
-// decisions) goes through the dispatcher in this process.
+// decisions) goes through the dispatcher in this process; questions and messages through the store.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Briefing } from "../../src/launch/briefing.ts";
+import type { ResumeBriefing as Briefing } from "../../src/briefing/resume.ts";
 import type { SessionRow } from "../../src/store/sessions.ts";
 import { nowIso } from "../../src/vocabulary/ids.ts";
 import { cliHere as runCli } from "../_helpers/cli.ts";
@@ -317,7 +317,10 @@ describe("roundtable resume", () => {
 		expect(out).toContain("Your active claims:\n- file:AUTH.md (");
 		expect(auth).toBeGreaterThan(0);
 		expect(readme).toBeGreaterThan(auth);
-		expect(out).toContain(`Pending proposals:\n- ${proposal} from you: pending — Edit README\n`);
+		// Each with its gates: no one has voted yet, so only the quorum fails.
+		expect(out).toContain(
+			`Pending proposals:\n- ${proposal} from you: pending — Edit README\n  Gates: failing quorum\n\nQuestions to you:\n- none\n`,
+		);
 		expect(out).toContain(
 			"Latest decisions:\n- D-4: Rotate refresh tokens — Because rotate refresh tokens matters.\n- D-3: Keep the login response",
 		);
@@ -334,7 +337,9 @@ describe("roundtable resume", () => {
 		expect(b.session.id).toBe("S-codex");
 		expect(b.task?.id).toBe(current);
 		expect(b.claims.map((c) => c.resource_id)).toEqual(["file:AUTH.md", "file:README.md"]);
-		expect(b.pending_proposals.map((x) => x.id)).toEqual([proposal]);
+		expect(b.pending_proposals).toMatchObject([
+			{ proposal: { id: proposal }, valid: true, approvable: false, failing_gates: ["quorum"] },
+		]);
 		expect(b.latest_decisions.map((d) => d.id)).toEqual(["D-4", "D-3", "D-2"]);
 		expect(b.required_next_action).toStartWith(`Review proposal ${proposal}`);
 		expect(b.suspended_claims).toEqual([]);
@@ -393,5 +398,56 @@ describe("roundtable resume", () => {
 			"no agent session found for implementr-1 (did you mean 'implementer-1'?)",
 		);
 		expect(await fails(1, "resume", "--session", "S-nope")).toContain("session S-nope not found");
+	});
+});
+
+describe("roundtable resume: peers", () => {
+	test("questions, unread messages and gates: the facts and next action agent.brief gives, from the same code", async () => {
+		await register("S-imp2", "implementer-2", "--adapter", "codex");
+		const task = await createTask("Answer first", "implementer-2");
+		const now = nowIso();
+		await p.rt.store.withTransaction("write", async (tx) => {
+			const q = { task_id: task, proposal_id: null };
+			await tx.peers.insert(
+				{
+					id: "Q-r1",
+					requester_id: "reviewer-1",
+					assignee_id: "implementer-2",
+					question_md: "Why\nthis way?",
+					...q,
+				},
+				now,
+			);
+			await tx.peers.insert(
+				{ id: "Q-r2", requester_id: "implementer-2", assignee_id: "operator", question_md: "May I?", ...q },
+				now,
+			);
+			await tx.messages.insert(
+				{
+					id: "M-r1",
+					sender_id: "architect-1",
+					to_agent_id: "implementer-2",
+					channel: null,
+					thread_id: null,
+					body_md: "Note\nmore",
+				},
+				now,
+			);
+		});
+		const out = await ok("resume", "--agent", "implementer-2");
+		const brief = (await p.call("agent.brief", { agent_id: "implementer-2" })) as {
+			required_next_action: string;
+		};
+		expect(out).toContain(
+			"Questions to you:\n- Q-r1 from reviewer-1: Why\n\nYour open questions:\n- Q-r2 to operator: May I?\n\nUnread messages (1):\n- M-r1 from architect-1: Note\n\n",
+		);
+		expect(brief.required_next_action).toBe(
+			"Answer Q-r1 from reviewer-1 with peer.answer: Why. You have 1 unread message: read it with message.inbox.",
+		);
+		expect(out).toEndWith(`Required next action:\n${brief.required_next_action}\n`);
+		const json = JSON.parse(await ok("resume", "--agent", "implementer-2", "--json"));
+		const { session, suspended_claims, ...facts } = json;
+		expect([session.id, suspended_claims]).toEqual(["S-imp2", []]);
+		expect(facts).toEqual(await p.call("agent.brief", { agent_id: "implementer-2" }));
 	});
 });

@@ -502,6 +502,22 @@ describe("generated files", () => {
 			});
 		expect(manifest).toContain(`--root ${root}`);
 	});
+
+	test("the start-up checklist, and AGENTS.ROUNDTABLE.md, send an agent to agent.brief first", async () => {
+		const root = freshRoot();
+		await initProject(root);
+		const tokens = lexer(read(root, ".roundtable/mcp/AGENT_MCP_MANIFEST.md"));
+		const at = tokens.findIndex((t) => t.type === "heading" && t.text === "Startup and resume checklist");
+		const checklist = tokens.slice(at + 1).find((t): t is Tokens.List => t.type === "list");
+		expect(checklist?.ordered).toBe(true);
+		expect(checklist?.items[0]?.text).toStartWith("`agent.brief`: ");
+		expect(checklist?.items[1]?.text).toStartWith("`table.get_state`: ");
+		const agents = lexer(read(root, "AGENTS.ROUNDTABLE.md"));
+		const first = agents.filter((t): t is Tokens.Heading => t.type === "heading" && t.depth === 2)[0];
+		expect(first?.text).toBe("Start here");
+		const said = agents.slice(agents.indexOf(first as Tokens.Heading)).find((t) => t.type === "paragraph");
+		expect(said?.raw).toStartWith("Call `agent.brief` first");
+	});
 });
 
 describe("agents sync", () => {

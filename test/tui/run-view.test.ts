@@ -103,6 +103,51 @@ describe("renderRunView", () => {
 		expect(renderRunView(snapshot, { width: 0, height: 10 })).toEqual([]);
 	});
 
+	test("open questions: counted in the header, the oldest listed (id, from → to, first line)", async () => {
+		const { p, runId } = await projectWithRun("Questions");
+		await p.call("task.create", { title: "Work", body_md: "Do it.", run_id: runId });
+		await p.rt.store.withTransaction("write", async (tx) => {
+			for (let i = 1; i <= 5; i++) {
+				const at = new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString();
+				await tx.peers.insert(
+					{
+						id: `Q-${i}`,
+						requester_id: i === 2 ? "operator" : "reviewer-1",
+						assignee_id: i === 2 ? "implementer-1" : "operator",
+						question_md: `\nQuestion ${i}?\nDetails \x1b[31m.`,
+						task_id: null,
+						proposal_id: null,
+					},
+					at,
+				);
+			}
+			await tx.peers.markAnswered("Q-1", nowIso());
+		});
+		const snapshot = await readRunSnapshot(p.rt.store, runId, 10);
+		expect(snapshot.questions.open).toBe(4);
+		const lines = renderRunView(snapshot, { width: 100, height: 30 });
+		expect(lines[5]).toMatch(
+			/^table {6}agents enabled \d+ \| claims live 0 \| approvals requested 0 \| questions open 4$/,
+		);
+		const at = lines.findIndex((l) => l.startsWith("-- open questions (4, oldest first) --"));
+		expect(lines.slice(at + 1, at + 5)).toEqual([
+			"Q-2 operator → implementer-1: Question 2?",
+			"Q-3 reviewer-1 → operator: Question 3?",
+			"Q-4 reviewer-1 → operator: Question 4?",
+			"(+1 more)",
+		]);
+		expect(lines[at + 5]).toStartWith("-- turn queue");
+		// Short of room the latest records go, then the turn queue; the oldest question stays, with
+		// the count, above the events. Shorter still, the questions go too.
+		const tight = renderRunView(snapshot, { width: 100, height: 12 });
+		expect(tight.slice(6, 9)).toEqual([
+			expect.stringMatching(/^-- open questions \(4, oldest first\) -+$/),
+			"Q-2 operator → implementer-1: Question 2?",
+			expect.stringMatching(/^-- events of the run \(newest last, 1 shown\) -+$/),
+		]);
+		expect(renderRunView(snapshot, { width: 100, height: 9 }).join("\n")).not.toContain("open questions");
+	});
+
 	test("a missing run says so", async () => {
 		const p = await makeProject();
 		const snapshot = await readRunSnapshot(p.rt.store, "RUN-missing", 10);

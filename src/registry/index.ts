@@ -100,7 +100,7 @@ function build(spec: ToolSpec): Tool {
 		title: spec.title,
 		description: spec.description,
 		details: spec.details,
-		// Built on first use: composing 43 schemas up front would cost every CLI call ~60 ms.
+		// Built on first use: composing 58 schemas up front would cost every CLI call ~60 ms.
 		get input() {
 			if (!input) {
 				let t = spec.args() as Type<object>;

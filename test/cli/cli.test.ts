@@ -200,7 +200,7 @@ describe("mcp inspect", () => {
 		expect(names.length).toBe(58);
 		// Sorted, as seed 000 says; the registry order is not.
 		expect(names).toEqual([...names].sort());
-		expect(names.slice(0, 3)).toEqual(["agent.turn_complete", "agent.turn_request", "agent.turn_start"]);
+		expect(names.slice(0, 3)).toEqual(["agent.brief", "agent.turn_complete", "agent.turn_request"]);
 		const json = await runCli(["mcp", "inspect", "--json"]);
 		const list = JSON.parse(json.stdout) as { name: string; mutates: boolean }[];
 		expect(list.length).toBe(58);

@@ -3,12 +3,10 @@
 // in one short transaction (gate evidence included); each pending proposal's file checks run after
 // it, outside any transaction.
 
-import { didYouMean, echo, suggestion } from "../domain/did-you-mean.ts";
 import type { Env } from "../engine/env.ts";
-import { notFound } from "../errors.ts";
 import { checkProposal, policyOf } from "../gates/check.ts";
 import { type Evidence, gatherEvidence } from "../gates/evidence.ts";
-import { OPERATOR } from "../peers/actor.ts";
+import { OPERATOR, requireKnown } from "../peers/actor.ts";
 import type { Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { TaskRecord } from "../vocabulary/records.ts";
@@ -50,13 +48,7 @@ export async function buildBriefing(env: Env, agentId: string): Promise<Briefing
 
 async function readTable(tx: Tx, agentId: string, now: string): Promise<Read> {
 	const operator = agentId === OPERATOR;
-	if (!operator && !(await tx.agents.get(agentId))) {
-		const near = didYouMean(agentId, [OPERATOR, ...(await tx.agents.ids())]);
-		throw notFound(`agent ${echo(agentId)} not found${suggestion(near)}`, {
-			agent_id: agentId,
-			...(near && { did_you_mean: near }),
-		});
-	}
+	await requireKnown(tx, agentId, "agent_id");
 	const claims = operator ? [] : await tx.claims.activeOf(agentId, now);
 	const proposals = operator ? [] : await tx.proposals.ofAgent(agentId, UNDECIDED);
 	const evidence: Evidence[] = [];

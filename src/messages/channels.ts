@@ -1,12 +1,13 @@
 // channel.list and channel.messages: channels are quiet. Nothing from one arrives in an inbox; an
 // agent reads a channel when it chooses, each message with its own read_at.
+
 import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { notFound } from "../errors.ts";
+import { actorIn } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
-import { actorFor } from "./lookup.ts";
 
 /** Every channel, by name, with its message count and latest post. */
 export async function listChannels(tx: Tx, a: Args<"channel.list">) {
@@ -20,7 +21,7 @@ export async function listChannels(tx: Tx, a: Args<"channel.list">) {
 
 /** A channel's messages, oldest first; a channel nobody posted to is `not_found`. */
 export async function channelMessages(tx: Tx, a: Args<"channel.messages">, env: Env) {
-	const reader = await actorFor(tx, env, a.agent_id);
+	const reader = await actorIn(tx, env, a.agent_id);
 	if (!(await tx.messages.hasChannel(a.channel))) {
 		const near = didYouMean(a.channel, await tx.messages.channelNames());
 		throw notFound(`channel ${a.channel} not found${suggestion(near)}: a channel is made by its first post`, {

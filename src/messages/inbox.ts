@@ -2,13 +2,13 @@
 // open requests addressed to it and, for the operator, human approvals awaiting a decision. With
 // wait_ms an empty inbox waits for a commit, as table.watch does: each look is its own short read
 // transaction, none is held while waiting. Reading marks nothing read.
+
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { ToolError } from "../errors.ts";
-import { OPERATOR } from "../peers/actor.ts";
+import { actorIn, OPERATOR } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
-import { actorFor } from "./lookup.ts";
 
 // The store wakes waiters on commits (this process's at once, another's within ~20 ms); this bound
 // only caps one wait before the inbox is read again.
@@ -31,7 +31,7 @@ export async function inbox(a: Args<"message.inbox">, env: Env) {
  * pages carry the rest of the messages, so paging never repeats an item.
  */
 async function inboxView(tx: Tx, a: Args<"message.inbox">, env: Env) {
-	const actor = await actorFor(tx, env, a.agent_id);
+	const actor = await actorIn(tx, env, a.agent_id);
 	const limit = a.limit ?? 200;
 	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["string", "string"]);
 	const from = key && { created_at: key[0] as string, id: key[1] as string };

@@ -1,30 +1,11 @@
 // What every message tool shares: who the actor is (an agent the operator names must exist), which
 // messages an actor may read, and a message looked up by id. Kept apart so each tool's file holds
 // only its own rule.
-import { actorId } from "../context.ts";
-import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
 import type { Env } from "../engine/env.ts";
 import { notFound, ToolError } from "../errors.ts";
-import { actorOf, OPERATOR } from "../peers/actor.ts";
+import { OPERATOR } from "../peers/actor.ts";
 import type { Tx } from "../store/index.ts";
 import type { MessageRecord } from "../vocabulary/records.ts";
-
-/**
- * The actor of a message call. With a capability the access check made `agent_id` the caller; an
- * agent the operator (or the Chair) names instead must exist, so a typo is `not_found`, not an
- * empty inbox.
- */
-export async function actorFor(tx: Tx, env: Env, agentId: string | undefined): Promise<string> {
-	const actor = actorOf(env, agentId);
-	if (env.ctx.principal.kind === "agent" || actor === OPERATOR || actor === actorId(env.ctx)) return actor;
-	if (await tx.agents.get(actor)) return actor;
-	const near = didYouMean(actor, [OPERATOR, ...(await tx.agents.ids())]);
-	throw notFound(`agent ${actor} not found${suggestion(near)}`, {
-		field: "agent_id",
-		agent_id: actor,
-		...(near && { did_you_mean: near }),
-	});
-}
 
 /** A message, as `reader` sees it (with its read_at), or `not_found` naming the field. */
 export async function requireMessage(

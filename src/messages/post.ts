@@ -1,13 +1,14 @@
 // message.post: a message to one agent (or `operator`) or to a channel. Posting is delivery: the
 // stored row is what the addressee's inbox and the channel read, so nothing else has to happen. The
 // event names sender and target but carries no body: table.watch is everyone's, a direct message not.
+
 import type { Env } from "../engine/env.ts";
 import { invalidArgument } from "../errors.ts";
-import { checkBody, notSelf, requireAddressee } from "../peers/actor.ts";
+import { actorIn, checkBody, notSelf, requireAddressee } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
-import { actorFor, requireMessage } from "./lookup.ts";
+import { requireMessage } from "./lookup.ts";
 
 export async function post(tx: Tx, a: Args<"message.post">, env: Env) {
 	if ((a.to_agent_id === undefined) === (a.channel === undefined)) {
@@ -15,7 +16,7 @@ export async function post(tx: Tx, a: Args<"message.post">, env: Env) {
 			field: a.to_agent_id === undefined ? "to_agent_id" : "channel",
 		});
 	}
-	const sender = await actorFor(tx, env, a.agent_id);
+	const sender = await actorIn(tx, env, a.agent_id);
 	checkBody("body_md", a.body_md);
 	if (a.to_agent_id !== undefined) {
 		notSelf(sender, a.to_agent_id, "to_agent_id");

@@ -3,14 +3,16 @@
 // starts, assigns or accepts work: the task has no run and no assignee, and the Chair never assigns
 // a proposed one; the operator opens it with task.update_status. A message is promoted at most once
 // into each kind: a second time names the first promotion.
+
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { failedPrecondition, invalidArgument } from "../errors.ts";
+import { actorIn } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { DecisionRecord, MessageRecord, TaskRecord } from "../vocabulary/records.ts";
-import { actorFor, requireMessage, requireReadable } from "./lookup.ts";
+import { requireMessage, requireReadable } from "./lookup.ts";
 
 /** The longest default title: the first line of a message can be a whole paragraph. */
 export const TITLE_CHARS = 200;
@@ -28,7 +30,7 @@ const provenance = (m: MessageRecord, by: string) =>
 	} at ${m.created_at}.`;
 
 export async function promote(tx: Tx, a: Args<"message.promote">, env: Env) {
-	const actor = await actorFor(tx, env, a.agent_id);
+	const actor = await actorIn(tx, env, a.agent_id);
 	if (a.as === "decision" && a.risk !== undefined)
 		throw invalidArgument("argument 'risk' is a task's; a decision has none", { field: "risk" });
 	const message = await requireMessage(tx, a.message_id, actor, "message_id");

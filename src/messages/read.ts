@@ -1,14 +1,16 @@
 // message.mark_read: the actor records that it read messages addressed to it or posted in a channel.
 // Read is its own outcome, one row per reader beside the message: delivery never implies it, and a
 // message read before keeps its first read time.
+
 import type { Env } from "../engine/env.ts";
 import { ToolError } from "../errors.ts";
+import { actorIn } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
-import { actorFor, requireMessage } from "./lookup.ts";
+import { requireMessage } from "./lookup.ts";
 
 export async function markRead(tx: Tx, a: Args<"message.mark_read">, env: Env) {
-	const reader = await actorFor(tx, env, a.agent_id);
+	const reader = await actorIn(tx, env, a.agent_id);
 	const ids = [...new Set(a.message_ids)];
 	const unread: string[] = [];
 	for (const id of ids) {

@@ -2,7 +2,7 @@
 // made `agent_id` the caller; without one the operator names an agent or acts as `operator`, the
 // addressable pseudo-agent for the person running the table.
 import { actorId } from "../context.ts";
-import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, echo, suggestion } from "../domain/did-you-mean.ts";
 import type { Env } from "../engine/env.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
 import type { Tx } from "../store/index.ts";
@@ -28,22 +28,36 @@ export function checkBody(field: string, text: string): void {
 	}
 }
 
+/** `operator` or an agent that exists (enabled or not); unknown is `not_found` with the nearest id. */
+export async function requireKnown(tx: Tx, id: string, field: string): Promise<void> {
+	if (id === OPERATOR || (await tx.agents.get(id))) return;
+	const near = didYouMean(id, [OPERATOR, ...(await tx.agents.ids())]);
+	throw notFound(`agent ${echo(id)} not found${suggestion(near)}`, {
+		field,
+		agent_id: id,
+		...(near && { did_you_mean: near }),
+	});
+}
+
+/**
+ * The actor of a peer call, checked. With a capability the access check already made `agent_id` the
+ * caller; an agent the operator (or the Chair) names must exist, so nothing is ever kept under a
+ * mistyped name and a typo is `not_found`, not an empty inbox.
+ */
+export async function actorIn(tx: Tx, env: Env, agentId: string | undefined): Promise<string> {
+	const actor = actorOf(env, agentId);
+	if (env.ctx.principal.kind !== "agent" && agentId !== undefined) await requireKnown(tx, actor, "agent_id");
+	return actor;
+}
+
 /**
  * An agent a question or message may go to: `operator`, or an enabled agent. Unknown is `not_found`
  * (with the nearest id), disabled `failed_precondition`.
  */
 export async function requireAddressee(tx: Tx, id: string, field: string): Promise<string> {
-	if (id === OPERATOR) return id;
-	const agent = await tx.agents.get(id);
-	if (!agent) {
-		const near = didYouMean(id, [OPERATOR, ...(await tx.agents.ids())]);
-		throw notFound(`agent ${id} not found${suggestion(near)}`, {
-			field,
-			agent_id: id,
-			...(near && { did_you_mean: near }),
-		});
-	}
-	if (!agent.enabled) throw failedPrecondition(`agent ${id} is disabled`, { field, agent_id: id });
+	await requireKnown(tx, id, field);
+	if (id !== OPERATOR && !(await tx.agents.get(id))?.enabled)
+		throw failedPrecondition(`agent ${id} is disabled`, { field, agent_id: id });
 	return id;
 }
 

@@ -2,6 +2,7 @@
 // it `answered`, later ones are kept too), cancelled by its requester, and replied to late (kept
 // with the cancelled request, which stays cancelled). Nothing here ever changes a request's
 // assignee: the question stays with whom it was asked of, whatever that agent works on next.
+
 import type { Env } from "../engine/env.ts";
 import { checkRevision, newRecordId, requireProposal, requireTask } from "../engine/records.ts";
 import { failedPrecondition } from "../errors.ts";
@@ -9,9 +10,8 @@ import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import type { PeerAnswerRecord, PeerRequestRecord } from "../vocabulary/records.ts";
-import { checkBody, notSelf, requireAddressee } from "./actor.ts";
+import { actorIn, checkBody, notSelf, requireAddressee } from "./actor.ts";
 import {
-	actorIn,
 	appendPeerEvent,
 	mustBeAssignee,
 	mustBeRequester,

@@ -1,31 +1,11 @@
 // What every peer-question tool shares: who the actor is (checked), the request looked up, who may
 // read or act on it, and the events it appends. The rights live here, once, so the seven tools
 // cannot drift apart on them.
-import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
 import type { Env } from "../engine/env.ts";
 import { notFound, ToolError } from "../errors.ts";
 import type { Tx } from "../store/index.ts";
 import type { PeerAnswerRecord, PeerRequestRecord } from "../vocabulary/records.ts";
-import { actorOf, OPERATOR } from "./actor.ts";
-
-/**
- * The actor of a call. With a capability the access check already made `agent_id` the caller. The
- * operator (or the Chair) may name an agent to act as: it must exist, so no request is ever kept
- * under a mistyped name.
- */
-export async function actorIn(tx: Tx, env: Env, agentId: string | undefined): Promise<string> {
-	if (env.ctx.principal.kind !== "agent" && agentId !== undefined && agentId !== OPERATOR) {
-		if (!(await tx.agents.get(agentId))) {
-			const near = didYouMean(agentId, [OPERATOR, ...(await tx.agents.ids())]);
-			throw notFound(`agent ${agentId} not found${suggestion(near)}`, {
-				field: "agent_id",
-				agent_id: agentId,
-				...(near && { did_you_mean: near }),
-			});
-		}
-	}
-	return actorOf(env, agentId);
-}
+import { OPERATOR } from "./actor.ts";
 
 export async function requireRequest(tx: Tx, id: string): Promise<PeerRequestRecord> {
 	const request = await tx.peers.get(id);

@@ -3,11 +3,13 @@
 // sleeps on the store's commit signal, which this process's commits wake at once and another
 // process's within ~20 ms. A bounded wait never closes the request: at the timeout it is returned
 // still open, with `timed_out: true`.
+
 import type { Env } from "../engine/env.ts";
 import { ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { PeerAnswerRecord, PeerRequestRecord } from "../vocabulary/records.ts";
-import { actorIn, mustRead, requireRequest, withAnswers } from "./requests.ts";
+import { actorIn } from "./actor.ts";
+import { mustRead, requireRequest, withAnswers } from "./requests.ts";
 
 const DEFAULT_WAIT_MS = 10_000;
 // Commits wake the wait; this only caps one sleep before the request is read again.

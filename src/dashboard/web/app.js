@@ -1,0 +1,238 @@
+// The dashboard's entry: load the snapshot (/api/state), follow the event stream and re-fetch what
+// changed (debounced), route by the URL's hash, and draw the current view. Views are functions of
+// (state, ui); a view is redrawn only when its slice of the state or the ui changed, and the
+// focused control is found again afterwards by its data-key, so live updates never steal focus.
+import { ApiError, follow, getJson, setCsrf } from "./api.js";
+import { h } from "./dom.js";
+import { proposalView } from "./proposal.js";
+import { VIEWS } from "./views.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+const conn = document.getElementById("conn");
+const banner = document.getElementById("banner");
+
+const app = {
+	state: null,
+	/** What the reader did: open rows, the confirm form, filters, the diff mode, fetched logs. */
+	ui: {
+		open: new Set(),
+		confirm: null,
+		note: "",
+		override: false,
+		busy: null,
+		flash: {},
+		taskFilter: "all",
+		memory: { q: "", results: null, error: null, loading: false },
+		diffMode: localStorage.getItem("rt.diffMode") === "split" ? "split" : "unified",
+		revision: {},
+		files: {},
+		logs: {},
+		detail: null,
+	},
+	focusKey: null,
+	rerender: () => render(true),
+	refresh: () => changed(),
+	loadDetail: (id) => loadDetail(id),
+};
+
+// ---- routing ------------------------------------------------------------------------------------
+
+function route() {
+	const [name = "", id] = location.hash.replace(/^#\/?/, "").split("/");
+	if (name === "proposals" && id) return { name: "proposal", id: decodeURIComponent(id) };
+	return { name: VIEWS[name] ? name : "overview" };
+}
+
+const TABS = [
+	["overview", "Overview"],
+	["tasks", "Tasks"],
+	["claims", "Claims"],
+	["proposals", "Proposals"],
+	["transactions", "Transactions"],
+	["approvals", "Approvals"],
+	["memory", "Memory"],
+	["messages", "Messages"],
+];
+
+function badges(s) {
+	if (!s) return {};
+	return {
+		approvals: s.approvals.filter((a) => a.status === "requested").length,
+		proposals: s.proposals.filter((p) => p.status === "pending" || p.status === "in_review").length,
+		claims: s.claims.filter((c) => c.expiring_soon || c.status === "suspended").length,
+		messages: s.questions.length,
+		tasks: s.tasks.filter((t) => t.status === "open" || t.status === "in_progress" || t.status === "blocked")
+			.length,
+	};
+}
+
+function drawNav(current) {
+	const counts = badges(app.state);
+	const here = current === "proposal" ? "proposals" : current;
+	nav.replaceChildren(
+		...TABS.map(([name, label], i) =>
+			h(
+				"a",
+				{
+					href: `#/${name === "overview" ? "" : name}`,
+					"aria-current": name === here ? "page" : null,
+					title: `${label} (key ${i + 1})`,
+				},
+				label,
+				counts[name] ? h("span", { class: "badge", text: counts[name] }) : null,
+			),
+		),
+	);
+}
+
+// ---- drawing ------------------------------------------------------------------------------------
+
+let drawnKey = "";
+
+function viewKey(r) {
+	const s = app.state;
+	const view =
+		r.name === "proposal" ? { deps: ["approvals", "proposals", "security_reviews"] } : VIEWS[r.name];
+	const slice = s ? view.deps.map((d) => s[d]) : null;
+	return JSON.stringify([r, slice, r.name === "proposal" ? app.ui.detail : null]);
+}
+
+function render(force = false) {
+	const r = route();
+	const key = viewKey(r);
+	drawNav(r.name);
+	if (!force && key === drawnKey) return;
+	drawnKey = key;
+	const active = document.activeElement;
+	const focus = app.focusKey ?? (main.contains(active) ? active?.dataset?.key : null);
+	app.focusKey = null;
+	let body;
+	if (!app.state) body = h("p", { class: "empty", text: "Loading the table…" });
+	else if (r.name === "proposal") body = proposalView(app, r.id);
+	else body = VIEWS[r.name].render(app);
+	main.replaceChildren(body);
+	const label = r.name === "proposal" ? r.id : (TABS.find(([n]) => n === r.name)?.[1] ?? "");
+	const waiting = badges(app.state).approvals;
+	document.title = `${label} · Roundtable${waiting ? ` (${waiting} awaiting approval)` : ""}`;
+	if (focus) main.querySelector(`[data-key="${CSS.escape(focus)}"]`)?.focus();
+}
+
+function showBanner(text, link) {
+	if (!text) return banner.replaceChildren();
+	banner.replaceChildren(
+		h("p", { role: "alert" }, text, link ? [" ", h("a", { href: link.href, text: link.text })] : null),
+	);
+}
+
+// ---- data ---------------------------------------------------------------------------------------
+
+async function loadState() {
+	try {
+		app.state = await getJson("/api/state");
+		setCsrf(app.state.csrf_token);
+		showBanner(null);
+	} catch (err) {
+		if (err instanceof ApiError && err.status === 401)
+			showBanner("Your dashboard session has ended.", { href: "/", text: "Sign in again" });
+		else showBanner(`Could not load the table: ${err.message}`);
+		throw err;
+	}
+	render();
+}
+
+async function loadDetail(id) {
+	const prior = app.ui.detail?.id === id ? app.ui.detail : null;
+	app.ui.detail = { id, data: prior?.data ?? null, error: null };
+	try {
+		app.ui.detail = { id, data: await getJson(`/api/proposals/${encodeURIComponent(id)}`), error: null };
+	} catch (err) {
+		app.ui.detail = { id, data: prior?.data ?? null, error: err.message };
+	}
+	render();
+}
+
+// One fetch at a time; events arriving meanwhile coalesce into one more fetch 100 ms later.
+let timer = 0;
+let fetching = false;
+let dirty = false;
+let detailDirty = false;
+
+function changed(event) {
+	dirty = true;
+	const open = route();
+	if (open.name === "proposal" && (!event || JSON.stringify(event).includes(open.id))) detailDirty = true;
+	if (!timer && !fetching) timer = setTimeout(pull, 100);
+}
+
+async function pull() {
+	timer = 0;
+	fetching = true;
+	dirty = false;
+	const detail = detailDirty;
+	detailDirty = false;
+	const open = route();
+	try {
+		await Promise.all([loadState(), detail && open.name === "proposal" ? loadDetail(open.id) : null]);
+	} catch {
+		// the banner says it; the next event or reconnect tries again
+	} finally {
+		fetching = false;
+		if (dirty || detailDirty) timer = setTimeout(pull, 100);
+	}
+}
+
+let wasLive = false;
+function showConnection(status) {
+	const words = {
+		connecting: "connecting…",
+		live: "live",
+		reconnecting: "reconnecting…",
+		offline: "offline",
+	};
+	conn.className = `conn conn-${status}`;
+	conn.replaceChildren(h("span", { class: "dot", "aria-hidden": "true" }), words[status] ?? status);
+	conn.title = status === "live" ? "Following the event stream" : "Not receiving events; retrying";
+	if (status === "live" && wasLive) changed(); // a reconnect: catch up on anything missed
+	if (status === "live") wasLive = true;
+}
+
+// ---- keys ---------------------------------------------------------------------------------------
+
+document.addEventListener("keydown", (e) => {
+	if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest?.("input, textarea, select")) return;
+	const n = Number(e.key);
+	if (n >= 1 && n <= TABS.length) {
+		const name = TABS[n - 1][0];
+		location.hash = `#/${name === "overview" ? "" : name}`;
+	} else if (e.key === "/") {
+		e.preventDefault();
+		if (route().name !== "memory") location.hash = "#/memory";
+		app.focusKey = "memory-q";
+		render(true);
+	}
+});
+
+window.addEventListener("hashchange", () => {
+	const r = route();
+	app.ui.confirm = null;
+	if (r.name === "proposal" && app.ui.detail?.id !== r.id) loadDetail(r.id);
+	render(true);
+	main.focus({ preventScroll: true });
+	window.scrollTo(0, 0);
+});
+
+// ---- start --------------------------------------------------------------------------------------
+
+async function start() {
+	render(true);
+	const r = route();
+	try {
+		await Promise.all([loadState(), r.name === "proposal" ? loadDetail(r.id) : null]);
+	} catch {
+		// shown in the banner; the stream's reconnects retry
+	}
+	follow(app.state?.last_event_id ?? null, { onEvent: changed, onStatus: showConnection });
+}
+
+start();

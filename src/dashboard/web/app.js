@@ -1804,9 +1804,15 @@ function badges(s) {
 	};
 }
 
+let navKey = "";
+
+/** The tabs with their counts; rebuilt only when those change, so a focused tab keeps its focus. */
 function drawNav(current) {
 	const counts = badges(app.state);
 	const here = current === "proposal" ? "proposals" : current;
+	const key = JSON.stringify([here, counts]);
+	if (key === navKey) return;
+	navKey = key;
 	nav.replaceChildren(
 		...TABS.map(([name, label], i) =>
 			h(
@@ -1930,7 +1936,8 @@ function showConnection(status) {
 	conn.className = `conn conn-${status}`;
 	conn.replaceChildren(h("span", { class: "dot", "aria-hidden": "true" }), words[status] ?? status);
 	conn.title = status === "live" ? "Following the event stream" : "Not receiving events; retrying";
-	if (status === "live" && wasLive) changed(); // a reconnect: catch up on anything missed
+	// A reconnect catches up on anything missed; going offline checks whether the session ended.
+	if ((status === "live" && wasLive) || status === "offline") changed();
 	if (status === "live") wasLive = true;
 }
 
@@ -1944,9 +1951,10 @@ document.addEventListener("keydown", (e) => {
 		location.hash = `#/${name === "overview" ? "" : name}`;
 	} else if (e.key === "/") {
 		e.preventDefault();
-		if (route().name !== "memory") location.hash = "#/memory";
 		app.focusKey = "memory-q";
-		render(true);
+		if (route().name !== "memory")
+			location.hash = "#/memory"; // hashchange draws it
+		else render(true);
 	}
 });
 
@@ -1954,8 +1962,9 @@ window.addEventListener("hashchange", () => {
 	const r = route();
 	app.ui.confirm = null;
 	if (r.name === "proposal" && app.ui.detail?.id !== r.id) loadDetail(r.id);
+	const focusing = app.focusKey !== null;
 	render(true);
-	main.focus({ preventScroll: true });
+	if (!focusing) main.focus({ preventScroll: true }); // a screen reader starts at the new view
 	window.scrollTo(0, 0);
 });
 

@@ -90,6 +90,8 @@ export function route(name: ToolName): Handler {
 			return inTx(name, turns.start);
 		case "agent.turn_complete":
 			return inTx(name, turns.complete);
+		case "turn.queue":
+			return inTx(name, turns.queue);
 
 		case "task.create":
 			return inTx(name, tasks.create);
@@ -134,6 +136,8 @@ export function route(name: ToolName): Handler {
 			return direct(name, proposals.get);
 		case "proposal.list":
 			return inTx(name, proposals.list);
+		case "proposal.revisions":
+			return direct(name, proposals.revisions);
 		case "proposal.request_review":
 			return readsRepo(prepared(name, proposals.prepareReview, proposals.requestReview));
 		case "proposal.withdraw":
@@ -170,6 +174,8 @@ export function route(name: ToolName): Handler {
 			return mutation(name, tests.run);
 		case "test.get_result":
 			return direct(name, tests.get);
+		case "test.list":
+			return inTx(name, tests.list);
 		case "test.evidence.submit":
 			return inTx(name, tests.submitEvidence);
 		case "test.sweep_interrupted":
@@ -248,6 +254,10 @@ export function route(name: ToolName): Handler {
 			return inTx(name, messages.promote);
 		case "promotion.list":
 			return inTx(name, messages.promotions);
+		case "peer.questions":
+			return inTx(name, peers.tableWide);
+		case "message.list":
+			return inTx(name, messages.recent);
 		case "agent.brief":
 			return readsRepo(direct(name, brief.brief));
 

@@ -172,6 +172,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		options.ready(
 			`roundtable ready: project=${root} http=${http?.url ?? "-"} socket=${socket.path} interval=${formatInterval(options.intervalMs)}`,
 		);
+		// The dashboard's one-time login link (a new one each start); the operator's token logs in too.
+		if (http) options.ready(`roundtable dashboard: ${http.dashboardUrl}`);
 		const signal = await until;
 		options.log(`roundtable: ${typeof signal === "string" ? signal : "stop"} received; draining`);
 		return 0;

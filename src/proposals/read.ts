@@ -1,5 +1,6 @@
-// Reading proposals: one with its resources, its patch revisions and its current patch text; or a
-// page of them, filtered by task, status, author or run.
+// Reading proposals: one with its resources, its patch revisions and its current patch text; every
+// revision with its own text (the operator's proposal.revisions); or a page of them, filtered by
+// task, status, author or run.
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { requireProposal } from "../engine/records.ts";
@@ -18,6 +19,18 @@ export async function getProposal(a: Args<"proposal.get">, env: Env) {
 	});
 	// The patch text is read after the transaction: no file I/O inside one.
 	return { ...found, patch: readPatch(env.rt.root, found.proposal.patch_sha256) ?? null };
+}
+
+/** proposal.revisions: each revision with its stored patch text, read after the transaction. */
+export async function proposalRevisions(a: Args<"proposal.revisions">, env: Env) {
+	const revisions = await env.rt.store.withTransaction("read", async (tx) => {
+		const proposal = await requireProposal(tx, a.proposal_id);
+		return tx.proposals.revisions(proposal.id);
+	});
+	return {
+		proposal_id: a.proposal_id,
+		revisions: revisions.map((r) => ({ ...r, patch: readPatch(env.rt.root, r.sha256) ?? null })),
+	};
 }
 
 export async function listProposals(tx: Tx, a: Args<"proposal.list">) {

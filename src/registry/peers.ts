@@ -11,7 +11,7 @@ import {
 	promotionRecord,
 	taskRecord,
 } from "../vocabulary/records.ts";
-import { PROMOTION_KINDS, RISKS } from "../vocabulary/statuses.ts";
+import { PROMOTION_KINDS, REQUEST_STATUSES, RISKS } from "../vocabulary/statuses.ts";
 import { briefingRecord, inboxRecord } from "./peer-records.ts";
 import { tool } from "./types.ts";
 
@@ -327,6 +327,32 @@ export const peerTools = [
 		args: () => type({ "agent_id?": callerId }),
 		argDocs: { agent_id: ACTOR },
 		output: briefingRecord,
+		mutates: false,
+	}),
+	tool({
+		name: "peer.questions",
+		family: "peers",
+		visibility: "operator",
+		title: "Every agent's questions",
+		description: "Peer requests between any agents, oldest first; the open ones by default.",
+		details:
+			"Peer requests table-wide, whoever asked and whoever is asked, oldest first: the open ones unless `status` says otherwise. Read-only: the dashboard's list of open questions.",
+		args: () => type({ "status?": type.enumerated(...REQUEST_STATUSES), "limit?": listLimit }),
+		argDocs: { status: "Default open.", limit: "At most (default 200)." },
+		output: () => type({ requests: peerRequestRecord().array() }),
+		mutates: false,
+	}),
+	tool({
+		name: "message.list",
+		family: "peers",
+		visibility: "operator",
+		title: "Every message",
+		description: "The newest messages to anyone or any channel, newest first.",
+		details:
+			"The newest messages table-wide, to any agent, the operator or any channel, newest first; `read_at` is the operator's own. Read-only: the dashboard's message list.",
+		args: () => type({ "limit?": listLimit }),
+		argDocs: { limit: "At most (default 50)." },
+		output: () => type({ messages: messageRecord().array() }),
 		mutates: false,
 	}),
 ] as const;

@@ -437,4 +437,21 @@ export const proposalTools = [
 		mutates: true,
 		idempotent: true,
 	}),
+	tool({
+		name: "proposal.revisions",
+		family: "proposals",
+		visibility: "operator",
+		title: "A proposal's patch revisions",
+		description: "Every patch revision of a proposal, with the diff of each.",
+		details:
+			"Each patch revision of a proposal, oldest first, with its stored patch text (null when the stored file is missing or damaged); proposal.get gives the current one's only. Read-only.",
+		args: () => proposalId,
+		argDocs: { proposal_id: "Proposal to read." },
+		output: () =>
+			type({
+				proposal_id: "string",
+				revisions: patchRevisionRecord().merge({ patch: "string | null" }).array(),
+			}),
+		mutates: false,
+	}),
 ] as const;

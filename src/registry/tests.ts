@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { callerId, nonBlank, nonNegativeInt } from "../domain/scalars.ts";
 import { testEvidenceRecord, testRunRecord } from "../vocabulary/records.ts";
-import { TEST_OUTCOMES } from "../vocabulary/statuses.ts";
+import { TEST_OUTCOMES, TEST_RUN_STATUSES } from "../vocabulary/statuses.ts";
 import { tool } from "./types.ts";
 
 const suggestion = type({ command: "string", reason: "string" });
@@ -131,5 +131,27 @@ export const testTools = [
 		output: () => type({ test_run_ids: "string[]" }),
 		mutates: true,
 		idempotent: true,
+	}),
+	tool({
+		name: "test.list",
+		family: "tests",
+		visibility: "operator",
+		title: "List test runs",
+		description: "Recorded test runs, newest first, of one proposal or of all.",
+		details:
+			"Recorded test runs, newest first, optionally of one proposal or with one status, each with its revision, sandbox, exit code and times (the log: test.get_result). Read-only.",
+		args: () =>
+			type({
+				"proposal_id?": callerId,
+				"status?": type.enumerated(...TEST_RUN_STATUSES),
+				"limit?": type("1 <= number.integer <= 1000").describe("an integer from 1 to 1000"),
+			}),
+		argDocs: {
+			proposal_id: "Only this proposal's.",
+			status: "Only this status.",
+			limit: "At most (default 200).",
+		},
+		output: () => type({ test_runs: testRunRecord().array() }),
+		mutates: false,
 	}),
 ] as const;

@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
-import { eventRecord } from "../vocabulary/records.ts";
+import { eventRecord, turnRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
 const lifecycle = type({ run_id: callerId, agent_id: callerId, request_event_id: positiveInt });
@@ -71,5 +71,18 @@ export const turnTools = [
 		},
 		output: () => lifecycleOutput,
 		mutates: true,
+	}),
+	tool({
+		name: "turn.queue",
+		family: "turns",
+		visibility: "operator",
+		title: "The turn queue",
+		description: "Outstanding turn requests, oldest first, with their leases.",
+		details:
+			"Every outstanding turn request (requested, scheduled or started), oldest first, of every run or of one, with its status and lease. Read-only: the dashboard's view of the queue.",
+		args: () => type({ "run_id?": callerId }),
+		argDocs: { run_id: "Only this run's." },
+		output: () => type({ turns: turnRecord().array() }),
+		mutates: false,
 	}),
 ] as const;

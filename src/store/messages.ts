@@ -100,6 +100,11 @@ export const messageQueries = (c: Conn) => ({
 		);
 	},
 
+	/** The newest messages to anyone or any channel, newest first, as `reader` sees them. */
+	async newest(reader: string, limit: number): Promise<MessageRecord[]> {
+		return c.all<MessageRecord>(`${AS_READ_BY} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, reader, limit);
+	},
+
 	/** Every channel's name, for a did-you-mean. */
 	async channelNames(): Promise<string[]> {
 		return c

@@ -52,6 +52,11 @@ export const turnQueries = (c: Conn) => ({
 		);
 	},
 
+	/** Every outstanding request in every run, oldest first: the dashboard's queue. */
+	async allOutstanding(): Promise<TurnRow[]> {
+		return c.all<TurnRow>(`SELECT ${COLUMNS} FROM turns WHERE ${OUTSTANDING} ORDER BY request_event_id`);
+	},
+
 	async countOutstanding(runId: string): Promise<number> {
 		return (
 			c.get<{ n: number }>(`SELECT count(*) AS n FROM turns WHERE run_id = ? AND ${OUTSTANDING}`, runId)?.n ??

@@ -5,6 +5,7 @@ import { inbox as readInbox } from "../messages/inbox.ts";
 import { post as postMessage } from "../messages/post.ts";
 import { listPromotions, promote as promoteMessage } from "../messages/promote.ts";
 import { markRead as markMessagesRead } from "../messages/read.ts";
+import { recentMessages } from "../messages/recent.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -28,3 +29,5 @@ export const promote = (tx: Tx, a: Args<"message.promote">, env: Env): Promise<R
 	promoteMessage(tx, a, env);
 export const promotions = (tx: Tx, a: Args<"promotion.list">, _env: Env): Promise<Result<"promotion.list">> =>
 	listPromotions(tx, a);
+export const recent = (tx: Tx, a: Args<"message.list">, _env: Env): Promise<Result<"message.list">> =>
+	recentMessages(tx, a);

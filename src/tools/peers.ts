@@ -3,6 +3,7 @@
 import type { Env } from "../engine/env.ts";
 import { listPeers } from "../peers/list.ts";
 import * as questions from "../peers/questions.ts";
+import { tableQuestions } from "../peers/table.ts";
 import { wait as waitFor } from "../peers/wait.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
@@ -20,3 +21,5 @@ export const cancel = (tx: Tx, a: Args<"peer.cancel">, env: Env): Promise<Result
 	questions.cancel(tx, a, env);
 export const replyLate = (tx: Tx, a: Args<"peer.reply_late">, env: Env): Promise<Result<"peer.reply_late">> =>
 	questions.replyLate(tx, a, env);
+export const tableWide = (tx: Tx, a: Args<"peer.questions">, _env: Env): Promise<Result<"peer.questions">> =>
+	tableQuestions(tx, a);

@@ -13,7 +13,11 @@ export {
 	withdrawProposal as withdraw,
 } from "../proposals/lifecycle.ts";
 export { preparePatch } from "../proposals/patch.ts";
-export { getProposal as get, listProposals as list } from "../proposals/read.ts";
+export {
+	getProposal as get,
+	listProposals as list,
+	proposalRevisions as revisions,
+} from "../proposals/read.ts";
 export { prepareReview, requestReview } from "../proposals/review.ts";
 export { castVote, listVotes } from "../proposals/votes.ts";
 

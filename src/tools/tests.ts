@@ -1,11 +1,12 @@
-// test.run, test.get_result, test.evidence.submit, test.suggest and test.sweep_interrupted: each
-// hands its arguments to its engine in src/test-runs/ (run.ts, logs.ts, evidence.ts, suggest.ts,
-// sweep.ts). A failing test is a result, not a tool error.
+// test.run, test.get_result, test.list, test.evidence.submit, test.suggest and test.sweep_interrupted:
+// each hands its arguments to its engine in src/test-runs/ (run.ts, logs.ts, list.ts, evidence.ts,
+// suggest.ts, sweep.ts). A failing test is a result, not a tool error.
 
 import type { Env, Key } from "../engine/env.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { submitTestEvidence } from "../test-runs/evidence.ts";
+import { listTestRuns } from "../test-runs/list.ts";
 import { runResult } from "../test-runs/logs.ts";
 import { runTests } from "../test-runs/run.ts";
 import { suggestFor } from "../test-runs/suggest.ts";
@@ -33,4 +34,8 @@ export function sweepInterrupted(
 	key: Key<Result<"test.sweep_interrupted">>,
 ) {
 	return sweepInterruptedRuns(env, key);
+}
+
+export function list(tx: Tx, a: Args<"test.list">, _env: Env) {
+	return listTestRuns(tx, a);
 }

@@ -76,7 +76,11 @@ export function credentialOf(header: string | null, operatorTokens: readonly str
 
 /** Constant-time comparison of `Authorization: Bearer <token>` (digests hide the length too). */
 export function bearerMatches(header: string | null, token: string): boolean {
-	const given = /^Bearer (.+)$/.exec(header ?? "")?.[1] ?? "";
+	return sameSecret(/^Bearer (.+)$/.exec(header ?? "")?.[1] ?? "", token);
+}
+
+/** Constant-time comparison of a presented secret with the expected one; an empty one never matches. */
+export function sameSecret(given: string, expected: string): boolean {
 	const digest = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest();
-	return timingSafeEqual(digest(given), digest(token)) && given !== "";
+	return timingSafeEqual(digest(given), digest(expected)) && given !== "";
 }

@@ -1,5 +1,7 @@
 // Streamable HTTP MCP (2025-11-25) at /mcp, and /healthz, in Bun.serve. Each MCP session gets its
-// own SDK transport and Server; every request passes the Host/Origin/bearer guard first. Streams
+// own SDK transport and Server; every request passes the Host/Origin/bearer guard first. The
+// operator's dashboard (`/`, `/login`, `/assets/*`, `/api/*`: ./dashboard/) shares the listener and
+// the Host/Origin guard, and takes its own session cookie instead of a bearer. Streams
 // are resumable (SEP-1699): each opens with a priming event (an id and `retry`), and a client that
 // lost one reconnects with Last-Event-ID to get what it missed.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -9,6 +11,7 @@ import {
 	SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentPrincipal, Caller, Principal } from "../context.ts";
+import { createDashboard } from "./dashboard/index.ts";
 import { EventBuffer } from "./event-store.ts";
 import { Connections } from "./http-connections.ts";
 import { checkRequest, credentialOf, isLoopbackHostname } from "./http-guard.ts";
@@ -40,6 +43,8 @@ export interface HttpOptions {
 export interface HttpServer {
 	/** The real URL of the MCP endpoint (with the port the OS chose). */
 	url: string;
+	/** The dashboard's one-time login URL (`/?token=…`), for the owner to print. */
+	dashboardUrl: string;
 	/** Refuses new connections and requests (503) while calls in flight finish. */
 	stopAccepting(): void;
 	/** Closes every session and connection. */
@@ -195,6 +200,13 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		}
 	}
 	const events = new EventBuffer(EVENT_LIMITS);
+	// The operator's dashboard: its paths are answered before the bearer check, with its own login.
+	const dashboard = createDashboard(call, {
+		operatorTokens: options.operatorTokens,
+		tls: options.tls !== undefined,
+		inflight: options.inflight,
+		readDeadlineMs: options.readDeadlineMs ?? 30_000,
+	});
 	// Test-only tools, prompts and resources, loaded (or not) once; a failure is reported to
 	// every initialize rather than crashing the owner.
 	const fixtures = conformanceFixtures();
@@ -331,6 +343,12 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		// The guard checked the Host, so Bun's URL parses; a request line that still does not is the
 		// client's fault, not ours.
 		const path = URL.parse(req.url)?.pathname;
+		if (path !== undefined && dashboard.serves(path)) {
+			const res = await dashboard.handle(req, path, started);
+			// An event stream is not bounded by Bun's timers (its keep-alives hold it open).
+			if (isStream(res)) server.timeout(req, 0);
+			return res;
+		}
 		// Health says nothing about the project, so a loopback probe needs no credential.
 		const open = path === "/healthz" && loopback;
 		const principal = open ? undefined : await caller(req);
@@ -392,14 +410,18 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 	sweep.unref();
 
 	const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+	const origin = `${options.tls ? "https" : "http"}://${host}:${server.port}`;
 	return {
-		url: `${options.tls ? "https" : "http"}://${host}:${server.port}/mcp`,
+		url: `${origin}/mcp`,
+		dashboardUrl: dashboard.loginUrl(origin),
 		stopAccepting() {
 			stopping = true;
+			dashboard.close();
 			clearInterval(sweep);
 			void server.stop();
 		},
 		async close() {
+			dashboard.close();
 			await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
 			sessions.clear();
 			await server.stop(true);

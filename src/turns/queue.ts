@@ -1,5 +1,6 @@
 // agent.turn_request: joining a run's FIFO turn queue, with the seed's checks in its order. One
-// outstanding request per agent per run; the event is the record, the `turns` row follows it.
+// outstanding request per agent per run; the event is the record, the `turns` row follows it. And
+// turn.queue, the operator's read of the outstanding requests.
 import type { Env } from "../engine/env.ts";
 import { requireEnabledAgent, requireRun } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument } from "../errors.ts";
@@ -65,4 +66,11 @@ export async function requestTurn(tx: Tx, env: Env, a: Args<"agent.turn_request"
 		duplicate: outstanding !== undefined,
 		queue_position: await tx.turns.position(a.run_id, id),
 	};
+}
+
+/** turn.queue: the outstanding requests of one run (which must exist) or of every run, oldest first. */
+export async function turnQueue(tx: Tx, a: Args<"turn.queue">) {
+	if (a.run_id === undefined) return { turns: await tx.turns.allOutstanding() };
+	await requireRun(tx, a.run_id);
+	return { turns: await tx.turns.queue(a.run_id) };
 }

@@ -18,6 +18,7 @@ import {
 	TASK_STATUSES,
 	TEST_OUTCOMES,
 	TEST_RUN_STATUSES,
+	TURN_STATUSES,
 	VOTES,
 } from "./statuses.ts";
 
@@ -125,6 +126,23 @@ export const taskRecord = lazy(() =>
 		readable_paths: "string[]",
 		revision,
 		created_at: timestamp,
+		updated_at: timestamp,
+	}),
+);
+
+/** A turn request in a run's FIFO queue, with its lease once scheduled. */
+export const turnRecord = lazy(() =>
+	type({
+		request_event_id: "number.integer >= 1",
+		run_id: "string",
+		agent_id: "string",
+		reason_md: "string",
+		status: type.enumerated(...TURN_STATUSES),
+		requested_at: timestamp,
+		scheduled_at: timestamp.or("null"),
+		started_at: timestamp.or("null"),
+		ended_at: timestamp.or("null"),
+		lease_expires_at: timestamp.or("null"),
 		updated_at: timestamp,
 	}),
 );
@@ -451,6 +469,7 @@ export type SessionRecord = ReturnType<typeof sessionRecord>["infer"];
 export type EventRecord = ReturnType<typeof eventRecord>["infer"];
 export type TaskRecord = ReturnType<typeof taskRecord>["infer"];
 export type MemoryRecord = ReturnType<typeof memoryRecord>["infer"];
+export type TurnRecord = ReturnType<typeof turnRecord>["infer"];
 export type DecisionRecord = ReturnType<typeof decisionRecord>["infer"];
 export type ResourceRecord = ReturnType<typeof resourceRecord>["infer"];
 export type PeerRequestRecord = ReturnType<typeof peerRequestRecord>["infer"];

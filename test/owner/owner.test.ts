@@ -83,6 +83,16 @@ function parseReady(line: string) {
 	};
 }
 
+/** An owner's whole stdout: its ready line, then the dashboard's one-time login link. */
+function expectReadyAndDashboard(stdout: string, ready: string, port: number) {
+	const [first, dashboard, ...rest] = stdout.split("\n");
+	expect(first).toBe(ready);
+	expect(dashboard).toMatch(
+		new RegExp(`^roundtable dashboard: http://127\\.0\\.0\\.1:${port}/\\?token=[A-Za-z0-9_-]{43}$`),
+	);
+	expect(rest).toEqual([""]);
+}
+
 /** One call over the legacy socket; resolves with the parsed reply line. */
 const socketCall = (path: string, tool: string, args: unknown = {}) =>
 	callSocket(path, tool, args) as unknown as Promise<Record<string, unknown>>;
@@ -164,8 +174,8 @@ describe("roundtable start", () => {
 
 		const end = await stop(owner, "SIGTERM");
 		expect(end.code).toBe(0);
-		// stdout is data only: the ready line and nothing else.
-		expect(end.stdout).toBe(`${owner.ready}\n`);
+		// stdout is data only: the ready line, the dashboard's login link, and nothing else.
+		expectReadyAndDashboard(end.stdout, owner.ready, ready.port as number);
 		expectCleanedUp(root);
 	}, 30_000);
 
@@ -355,6 +365,7 @@ describe("roundtable mcp serve", () => {
 
 		const end = await stop(owner, "SIGTERM");
 		expect(end.code).toBe(0);
+		// No HTTP, so no dashboard: the ready line alone.
 		expect(end.stdout).toBe(`${owner.ready}\n`);
 		expectCleanedUp(root);
 

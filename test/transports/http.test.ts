@@ -770,9 +770,9 @@ describe("/healthz and other paths", () => {
 		expect(await res.json()).toEqual({ status: "degraded" });
 	});
 
-	test("an unknown path is 404", async () => {
+	test("an unknown path is 404 (`/` is the dashboard's: test/transports/dashboard*.test.ts)", async () => {
 		const { url } = await serve();
-		for (const path of ["/", "/nope", "/mcp/extra", "/healthz/x"]) {
+		for (const path of ["/nope", "/mcp/extra", "/healthz/x", "/apix", "/assetsx", "/loginx"]) {
 			const res = await fetch(new URL(path, url));
 			expect(res.status).toBe(404);
 			await res.body?.cancel();

@@ -1,0 +1,59 @@
+// The dashboard's files, embedded: imported as text from src/dashboard/web/, so the npm package and
+// the `bun build --compile` binary carry them (no CDN, no network, no files read at run time). A new
+// file there needs its import and entry here (and, for a .js, a line in src/text-assets.d.ts);
+// test/transports/dashboard-assets.test.ts fails while one is left out. Also the login page.
+
+import appCss from "../../dashboard/web/app.css" with { type: "text" };
+import appJs from "../../dashboard/web/app.js" with { type: "text" };
+import indexHtml from "../../dashboard/web/index.html" with { type: "text" };
+import { escapeHtml } from "../../domain/markdown.ts";
+
+export interface Asset {
+	body: string;
+	type: string;
+	/** A strong validator: the sha256 of the body. */
+	etag: string;
+}
+
+const asset = (body: string, type: string): Asset => ({
+	body,
+	type,
+	etag: `"${new Bun.CryptoHasher("sha256").update(body).digest("base64url")}"`,
+});
+
+/** The app's page, served at `/` to a signed-in browser. bun-types calls an .html import a bundle; as text it is a string. */
+export const INDEX = asset(indexHtml as unknown as string, "text/html; charset=utf-8");
+
+/** What `/assets/<name>` serves. */
+export const ASSETS: ReadonlyMap<string, Asset> = new Map([
+	["app.js", asset(appJs, "text/javascript; charset=utf-8")],
+	["app.css", asset(appCss, "text/css; charset=utf-8")],
+]);
+
+/** The page a browser without a session gets: a form posting the token to /login. */
+export function loginPage(error?: string): string {
+	const alert = error === undefined ? "" : `\n<p class="login-error" role="alert">${escapeHtml(error)}</p>`;
+	return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Roundtable: sign in</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/assets/app.css">
+</head>
+<body class="login">
+<main class="login">
+<h1>Roundtable</h1>
+<p>Open the link <code>roundtable start</code> printed (<code>roundtable dashboard: …/?token=…</code>; it works once), or enter the operator's token (<code>.roundtable/operator.token</code>).</p>${alert}
+<form method="post" action="/login">
+<label for="token">Token</label>
+<input id="token" name="token" type="password" autocomplete="off" required autofocus>
+<button type="submit">Open the dashboard</button>
+</form>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,114 @@
+// What every dashboard response shares: the security headers (CSP, nosniff, no referrer, no framing,
+// no caching unless said), JSON bodies and the `{error:{code,message,details}}` shape tool errors
+// take here, the HTTP status each error code maps to, same-origin checks, and a bounded body reader.
+import { asToolError, type ErrorCode, ToolError } from "../../errors.ts";
+
+export const CSP =
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/** Sets the headers every dashboard response carries; `cache` defaults to no-store. */
+export function secured(res: Response, cache = "no-store"): Response {
+	const h = res.headers;
+	h.set("content-security-policy", CSP);
+	h.set("x-content-type-options", "nosniff");
+	h.set("referrer-policy", "no-referrer");
+	h.set("x-frame-options", "DENY");
+	h.set("cross-origin-opener-policy", "same-origin");
+	h.set("cross-origin-resource-policy", "same-origin");
+	if (!h.has("cache-control")) h.set("cache-control", cache);
+	return res;
+}
+
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+	new Response(JSON.stringify(body), {
+		status,
+		headers: { "content-type": "application/json; charset=utf-8", ...headers },
+	});
+
+export const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
+	new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", ...headers } });
+
+/** A refusal or failure in the shape tool errors have on every transport. */
+export const apiError = (
+	status: number,
+	code: ErrorCode,
+	message: string,
+	details?: Record<string, unknown>,
+) => json({ error: details === undefined ? { code, message } : { code, message, details } }, status);
+
+const STATUS: Record<ErrorCode, number> = {
+	invalid_argument: 400,
+	not_found: 404,
+	already_exists: 409,
+	conflict: 409,
+	failed_precondition: 409,
+	permission_denied: 403,
+	unauthenticated: 401,
+	resource_exhausted: 429,
+	deadline_exceeded: 503,
+	cancelled: 503,
+	internal: 500,
+};
+
+/** A tool's error as an HTTP response. */
+export function toolErrorResponse(err: unknown): Response {
+	const e = asToolError(err);
+	return json({ error: e.toJSON() }, STATUS[e.code]);
+}
+
+/** Whether `origin` (an Origin header) is exactly the origin `own` (scheme://host:port) names. */
+export function sameOrigin(origin: string | null, own: string): boolean {
+	if (origin === null) return false;
+	const a = URL.parse(origin);
+	const b = URL.parse(own);
+	return a !== null && b !== null && a.origin !== "null" && a.origin === b.origin;
+}
+
+/**
+ * The request's body as text, at most `limit` bytes, arriving by `deadline` (ms since the epoch);
+ * a ToolError otherwise (resource_exhausted, deadline_exceeded, invalid_argument).
+ */
+export async function readBody(req: Request, limit: number, deadline: number): Promise<string> {
+	const tooBig = () => new ToolError("resource_exhausted", `the request body exceeds ${limit} bytes`);
+	if (Number(req.headers.get("content-length") ?? "0") > limit) throw tooBig();
+	if (!req.body) return "";
+	const reader = req.body.getReader();
+	const parts: Uint8Array[] = [];
+	let size = 0;
+	let timer: Timer | undefined;
+	const late = new Promise<"late">((resolve) => {
+		timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()));
+	});
+	try {
+		for (;;) {
+			const next = await Promise.race([reader.read(), late]);
+			if (next === "late")
+				throw new ToolError("deadline_exceeded", "the request body did not arrive in time");
+			if (next.done) break;
+			size += next.value.byteLength;
+			if (size > limit) throw tooBig();
+			parts.push(next.value);
+		}
+	} catch (err) {
+		void reader.cancel().catch(() => {});
+		if (err instanceof ToolError) throw err;
+		throw new ToolError("invalid_argument", "the request body could not be read");
+	} finally {
+		clearTimeout(timer);
+	}
+	return Buffer.concat(parts).toString("utf8");
+}
+
+/** A JSON object body; an empty body is `{}`. */
+export function parseObject(text: string): Record<string, unknown> {
+	if (text.trim() === "") return {};
+	let body: unknown;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		throw new ToolError("invalid_argument", "the request body is not valid JSON");
+	}
+	if (typeof body !== "object" || body === null || Array.isArray(body))
+		throw new ToolError("invalid_argument", "the request body must be a JSON object");
+	return body as Record<string, unknown>;
+}

@@ -53,8 +53,12 @@ async function getJson(path) {
 	return (await send(path, { headers: { accept: "application/json" } })).json();
 }
 
-async function getText(path) {
-	return (await send(path, { headers: { accept: "text/plain" } })).text();
+/** A page of a test run's log from byte `offset`, and where the next page starts (null: the end). */
+async function getLog(id, offset) {
+	const path = `/api/test-runs/${encodeURIComponent(id)}/log?offset=${offset}`;
+	const res = await send(path, { headers: { accept: "text/plain" } });
+	const next = res.headers.get("x-log-next-offset");
+	return { text: await res.text(), next: next ? Number(next) : null };
 }
 
 async function postJson(path, body) {
@@ -764,6 +768,15 @@ function stat(label, value, href, tone) {
 	);
 }
 
+/** The start of a Markdown source as one plain line (for a link's text; never rendered). */
+const excerpt = (md, n) => {
+	const line = String(md ?? "")
+		.replace(/[*_`#>[\]]/g, "")
+		.replace(/\s+/g, " ")
+		.trim();
+	return line.length > n ? `${line.slice(0, n - 1)}…` : line;
+};
+
 function overview(app) {
 	const s = app.state;
 	const waiting = s.approvals.filter((a) => a.status === "requested");
@@ -790,7 +803,7 @@ function overview(app) {
 				" ",
 				who(q.requester_id),
 				" asks: ",
-				h("a", { href: "#/messages", text: q.id }),
+				h("a", { href: "#/messages", title: q.id, text: excerpt(q.question_md, 90) }),
 			),
 		),
 		...suspended.map((c) =>
@@ -839,27 +852,31 @@ function overview(app) {
 			),
 			stat("awaiting approval", waiting.length, "#/approvals", "warn"),
 			stat("open questions", s.questions.length, "#/messages"),
-			stat("live claims", s.claims.length, "#/claims"),
+			stat(
+				"live claims",
+				count(s.claims, (c) => c.status === "active" || c.status === "suspended"),
+				"#/claims",
+			),
+		),
+		section(
+			"Runs and convergence",
+			table(
+				[
+					["Run", (r) => idLink(r.id)],
+					["Goal", (r) => r.goal, "wide"],
+					["Status", (r) => pill(r.status)],
+					["Ticks", (r) => r.ticks, "num"],
+					["Last tick", (r) => time(r.last_tick_at)],
+					["Convergence", (r) => r.convergence ?? h("span", { class: "muted", text: "not checked yet" })],
+				],
+				[...s.runs].sort(byNewest),
+				{ empty: "No runs. `roundtable run --goal …` opens one.", label: "Runs" },
+			),
+			{ count: s.runs.length, id: "runs" },
 		),
 		h(
 			"div",
 			{ class: "columns" },
-			section(
-				"Runs and convergence",
-				table(
-					[
-						["Run", (r) => idLink(r.id)],
-						["Goal", (r) => r.goal, "wide"],
-						["Status", (r) => pill(r.status)],
-						["Ticks", (r) => r.ticks, "num"],
-						["Last tick", (r) => time(r.last_tick_at)],
-						["Convergence", (r) => r.convergence ?? h("span", { class: "muted", text: "not checked yet" })],
-					],
-					[...s.runs].sort(byNewest),
-					{ empty: "No runs. `roundtable run --goal …` opens one.", label: "Runs" },
-				),
-				{ count: s.runs.length, id: "runs" },
-			),
 			section(
 				"Needs you",
 				attention.length > 0
@@ -1381,18 +1398,14 @@ const VIEWS = {
 // (who, how, how sure, why), its human approvals with Approve / Reject, the diff of any revision
 // (unified or side by side) with security findings on their lines, and the test runs of that
 // revision with their sandbox and log (fetched when opened).
-const LOG_PAGE = 1024 * 1024; // the server's most bytes per log request
-
 async function loadLog(app, id, more = false) {
-	const log = app.ui.logs[id] ?? { text: "", bytes: 0 };
+	const log = app.ui.logs[id] ?? { text: "", next: 0 };
 	app.ui.logs[id] = { ...log, loading: true, error: null };
 	app.rerender();
 	try {
-		const offset = more ? log.bytes : 0;
-		const chunk = await getText(`/api/test-runs/${encodeURIComponent(id)}/log?offset=${offset}`);
-		const size = new TextEncoder().encode(chunk).length;
-		const text = more ? log.text + chunk : chunk;
-		app.ui.logs[id] = { text, bytes: offset + size, more: size >= LOG_PAGE, loading: false, error: null };
+		const page = await getLog(id, more ? log.next : 0);
+		const text = more ? log.text + page.text : page.text;
+		app.ui.logs[id] = { text, next: page.next, more: page.next !== null, loading: false, error: null };
 	} catch (err) {
 		app.ui.logs[id] = { ...log, loading: false, error: err.message };
 	}
@@ -1671,6 +1684,7 @@ function proposalView(app, id) {
 					? h(
 							"p",
 							{ class: "muted small pad" },
+							rev === p.patch_revision ? null : [pill("earlier revision", "warn"), " "],
 							`sha256 ${revision.sha256.slice(0, 12)} · `,
 							time(revision.created_at),
 						)
@@ -1961,7 +1975,7 @@ document.addEventListener("keydown", (e) => {
 window.addEventListener("hashchange", () => {
 	const r = route();
 	app.ui.confirm = null;
-	if (r.name === "proposal" && app.ui.detail?.id !== r.id) loadDetail(r.id);
+	if (r.name === "proposal") loadDetail(r.id); // fresh each visit: events while away were not followed
 	const focusing = app.focusKey !== null;
 	render(true);
 	if (!focusing) main.focus({ preventScroll: true }); // a screen reader starts at the new view

@@ -4,6 +4,7 @@ import * as apply from "./apply.bench.ts";
 import * as chair from "./chair.bench.ts";
 import * as claims from "./claims.bench.ts";
 import * as cli from "./cli.bench.ts";
+import * as dashboard from "./dashboard.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as launch from "./launch.bench.ts";
 import * as peers from "./peers.bench.ts";
@@ -30,6 +31,7 @@ const benches = [
 	chair,
 	testrun,
 	launch,
+	dashboard,
 ];
 for (const bench of benches) {
 	await bench.run();

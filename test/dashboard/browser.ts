@@ -12,7 +12,10 @@ const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
  * have no DOM library, so each test file declares them from this, for its own module only.
  */
 export interface PageNode {
+	id: string;
+	tagName: string;
 	textContent: string | null;
+	blur(): void;
 	previousElementSibling: PageNode | null;
 	getAttribute(name: string): string | null;
 	querySelector(selector: string): PageNode | null;
@@ -21,7 +24,9 @@ export interface PageNode {
 export interface PageGlobals {
 	window: Record<string, unknown> & { scrollTo(x: number, y: number): void };
 	location: { hash: string };
+	getComputedStyle(node: PageNode): { outlineStyle: string };
 	document: PageNode & {
+		activeElement: PageNode | null;
 		addEventListener(
 			type: "securitypolicyviolation",
 			listener: (e: {

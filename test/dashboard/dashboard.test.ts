@@ -16,6 +16,7 @@ import {
 	launchBrowser,
 	type Owner,
 	type PageGlobals,
+	type PageNode,
 	startOwner,
 	type Watch,
 	watchPage,
@@ -25,6 +26,7 @@ import { FILES, type Seeded, seedTable } from "./seed.ts";
 declare const window: PageGlobals["window"];
 declare const document: PageGlobals["document"];
 declare const location: PageGlobals["location"];
+declare const getComputedStyle: PageGlobals["getComputedStyle"];
 
 const ARTIFACTS = join(REPO, "test", "artifacts");
 if (chromiumMissing) console.warn(`skipping the dashboard's browser tests: ${chromiumMissing}`);
@@ -154,6 +156,44 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		await shot("proposal");
 		expect(watch.problems).toEqual([]);
 	}, 60_000);
+
+	test("the keyboard alone: digits switch views, / focuses memory search, Tab and Enter open a decision's confirm step, Escape closes it and focus returns", async () => {
+		await show("#/");
+		await page.keyboard.press("2");
+		await page.waitForFunction(() => location.hash === "#/tasks");
+		await page.keyboard.press("6");
+		await page.waitForFunction(() => location.hash === "#/approvals");
+		await page.keyboard.press("/");
+		await page.waitForFunction(() => location.hash === "#/memory");
+		expect(await page.evaluate(() => document.activeElement?.id)).toBe("memory-q");
+		await show("#/approvals");
+		// Tab from the top of the page until the Approve button has focus, and that focus shows.
+		await page.evaluate(() => document.activeElement?.blur());
+		let label = "";
+		for (let i = 0; i < 40 && label !== "Approve…"; i++) {
+			await page.keyboard.press("Tab");
+			label = await page.evaluate(() => document.activeElement?.textContent ?? "");
+		}
+		expect(label).toBe("Approve…");
+		const outline = await page.evaluate(
+			() => getComputedStyle(document.activeElement as PageNode).outlineStyle,
+		);
+		expect(outline).toBe("solid");
+		await page.keyboard.press("Enter");
+		await page.getByRole("button", { name: "Confirm approval" }).waitFor();
+		expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("TEXTAREA");
+		await page.keyboard.press("Escape");
+		await page.getByRole("button", { name: "Approve…" }).first().waitFor();
+		expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Approve…");
+		expect(
+			(
+				(await mcp("human.approval_status", { approval_id: seeded.authApproval })) as {
+					approval: { status: string };
+				}
+			).approval.status,
+		).toBe("requested");
+		expect(watch.problems).toEqual([]);
+	}, 30_000);
 
 	test("a task created by another process appears without a reload", async () => {
 		await show("#/tasks");

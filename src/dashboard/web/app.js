@@ -1958,6 +1958,11 @@ function showConnection(status) {
 // ---- keys ---------------------------------------------------------------------------------------
 
 document.addEventListener("keydown", (e) => {
+	if (e.key === "Escape" && app.ui.confirm) {
+		app.focusKey = `decide:${app.ui.confirm.id}`;
+		app.ui.confirm = null;
+		return render(true);
+	}
 	if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest?.("input, textarea, select")) return;
 	const n = Number(e.key);
 	if (n >= 1 && n <= TABS.length) {

@@ -296,6 +296,11 @@ describe("the changes, as the operator", () => {
 			body: "{nope",
 		});
 		expect(notJson.status).toBe(400);
+		const huge = await browser.post(`/api/approvals/${approval}`, {
+			status: "approved",
+			decision_md: "x".repeat(70 * 1024),
+		});
+		expect(huge.status).toBe(413);
 		expect(
 			((await p.call("human.approval_status", { approval_id: approval })) as State).approval.status,
 		).toBe("requested");

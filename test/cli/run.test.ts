@@ -52,6 +52,10 @@ describe("roundtable run --headless, as its own owner", () => {
 		rmSync(manifest);
 		const r = await headless(p, "--run", "RUN-1", "--goal", "Ship it");
 		expect(r.stderr).toContain("created run RUN-1");
+		// As its own owner it serves the dashboard too, and says where, after its ready line.
+		expect(r.stderr).toMatch(
+			/roundtable ready: [^\n]*\nroundtable dashboard: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}\n/,
+		);
 		expect([r.code, r.stdout]).toEqual([0, "run RUN-1 active after 1 tick: awaiting_initial_work\n"]);
 		expect(await getRun(p, "RUN-1")).toMatchObject({ status: "active", goal: "Ship it", ticks: 1 });
 		expect(existsSync(manifest)).toBe(true);

@@ -31,8 +31,8 @@ export function startCursor(req: Request, params: URLSearchParams): number | und
 
 export interface StreamOptions {
 	call: (tool: "table.watch", args: Record<string, unknown>, signal: AbortSignal) => Promise<object>;
-	/** Where to start; undefined: after the newest event now. */
-	after: number | undefined;
+	/** The id after which the stream starts. */
+	after: number;
 	/** Whether the stream may go on (its session is still open). */
 	live: () => boolean;
 	/** Called once when the stream ends, however it ends. */
@@ -63,7 +63,6 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
 		},
 		async pull(controller) {
 			try {
-				if (cursor === undefined) cursor = (await watch({ limit: 1 })).next_after_event_id;
 				if (abort.signal.aborted || !o.live()) throw new Error("stream ended");
 				const out = await watch({ after_event_id: cursor, limit: PAGE, wait_ms: KEEPALIVE_MS });
 				if (abort.signal.aborted || !o.live()) throw new Error("stream ended");

@@ -199,16 +199,18 @@ export function createDashboard(caller: Caller, options: DashboardOptions): Dash
 		});
 	}
 
-	function events(req: Request, url: URL, session: string): Response {
-		const after = startCursor(req, url.searchParams);
-		if (typeof after === "object")
-			return apiError(400, "invalid_argument", after.error, { field: "Last-Event-ID" });
+	async function events(req: Request, url: URL, session: string): Promise<Response> {
+		const given = startCursor(req, url.searchParams);
+		if (typeof given === "object")
+			return apiError(400, "invalid_argument", given.error, { field: "Last-Event-ID" });
 		if (streams.size >= maxStreams)
 			return apiError(
 				503,
 				"resource_exhausted",
 				`too many open event streams (limit ${maxStreams}); close a tab`,
 			);
+		// Without a cursor: after the newest event as the request arrives, not as the stream first reads.
+		const after = given ?? (await operator(req.signal)("table.watch", { limit: 1 })).next_after_event_id;
 		const owner = new AbortController();
 		streams.add(owner);
 		const body = eventStream({

@@ -50,10 +50,21 @@ const STATUS: Record<ErrorCode, number> = {
 	internal: 500,
 };
 
-/** A tool's error as an HTTP response. */
+/** A request the dashboard refuses itself (its body), with the HTTP status that says why. */
+export class RequestError extends ToolError {
+	constructor(
+		readonly status: number,
+		code: ErrorCode,
+		message: string,
+	) {
+		super(code, message);
+	}
+}
+
+/** A tool's error (or the dashboard's own) as an HTTP response. */
 export function toolErrorResponse(err: unknown): Response {
 	const e = asToolError(err);
-	return json({ error: e.toJSON() }, STATUS[e.code]);
+	return json({ error: e.toJSON() }, e instanceof RequestError ? e.status : STATUS[e.code]);
 }
 
 /** Whether `origin` (an Origin header) is exactly the origin `own` (scheme://host:port) names. */
@@ -66,10 +77,10 @@ export function sameOrigin(origin: string | null, own: string): boolean {
 
 /**
  * The request's body as text, at most `limit` bytes, arriving by `deadline` (ms since the epoch);
- * a ToolError otherwise (resource_exhausted, deadline_exceeded, invalid_argument).
+ * a RequestError otherwise (413, 408, 400).
  */
 export async function readBody(req: Request, limit: number, deadline: number): Promise<string> {
-	const tooBig = () => new ToolError("resource_exhausted", `the request body exceeds ${limit} bytes`);
+	const tooBig = () => new RequestError(413, "resource_exhausted", `the request body exceeds ${limit} bytes`);
 	if (Number(req.headers.get("content-length") ?? "0") > limit) throw tooBig();
 	if (!req.body) return "";
 	const reader = req.body.getReader();
@@ -83,7 +94,7 @@ export async function readBody(req: Request, limit: number, deadline: number): P
 		for (;;) {
 			const next = await Promise.race([reader.read(), late]);
 			if (next === "late")
-				throw new ToolError("deadline_exceeded", "the request body did not arrive in time");
+				throw new RequestError(408, "deadline_exceeded", "the request body did not arrive in time");
 			if (next.done) break;
 			size += next.value.byteLength;
 			if (size > limit) throw tooBig();
@@ -92,7 +103,7 @@ export async function readBody(req: Request, limit: number, deadline: number): P
 	} catch (err) {
 		void reader.cancel().catch(() => {});
 		if (err instanceof ToolError) throw err;
-		throw new ToolError("invalid_argument", "the request body could not be read");
+		throw new RequestError(400, "invalid_argument", "the request body could not be read");
 	} finally {
 		clearTimeout(timer);
 	}

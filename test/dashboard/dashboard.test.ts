@@ -6,7 +6,7 @@
 // clicked there rolls back; decisions are refused from another origin, without the CSRF token and
 // without the cookie; hostile Markdown renders inert. Skipped, saying why, when Chromium is absent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { cliHere } from "../_helpers/cli.ts";
@@ -267,13 +267,42 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		expect(watch.problems).toEqual([]);
 	}, 30_000);
 
-	test("a rollback clicked on the page rolls the transaction back", async () => {
+	test("a rollback clicked on the page rolls the transaction back, with its reason", async () => {
 		await show("#/transactions");
 		await page.getByRole("button", { name: "Roll back…" }).click();
+		await page.getByLabel("Reason (optional, Markdown)").fill("The one-liner says too little.");
 		await page.getByRole("button", { name: "Confirm roll back" }).click();
 		await page.getByText(`${seeded.docsTx} rolled back`).waitFor();
-		const state = (await mcp("table.get_state", {})) as { transactions: { id: string; status: string }[] };
+		const state = (await mcp("table.get_state", {})) as {
+			transactions: { id: string; status: string; rolls_back: string | null; reason_md: string | null }[];
+		};
 		expect(state.transactions.find((t) => t.id === seeded.docsTx)?.status).toBe("rolled_back");
+		expect(state.transactions.find((t) => t.rolls_back === seeded.docsTx)?.reason_md).toBe(
+			"The one-liner says too little.",
+		);
+		expect(watch.problems).toEqual([]);
+	}, 30_000);
+
+	test("a request decided elsewhere while its confirm step is open: the page says so, and the owner refuses the stale decision", async () => {
+		const { approval } = (await mcp("human.request_approval", {
+			subject: "Decided twice",
+			reason_md: "Two people look at once.",
+			task_id: seeded.hostileTask,
+		})) as { approval: { id: string } };
+		await show("#/approvals");
+		const row = page.locator(`.approval-${approval.id}`).first();
+		await row.getByRole("button", { name: "Approve…" }).click();
+		await mcp("human.decide", { approval_id: approval.id, status: "rejected", decision_md: "No." });
+		await page.getByText("This changed since you opened this form").waitFor();
+		const seen = watch.problems.length;
+		await page.getByRole("button", { name: "Confirm approval" }).click();
+		await page.getByText(/Refused — conflict/).waitFor();
+		expect(watch.problems.splice(seen).every((p) => /status of 409/.test(p))).toBe(true);
+		const status = (await mcp("human.approval_status", { approval_id: approval.id })) as {
+			approval: { status: string };
+		};
+		expect(status.approval.status).toBe("rejected");
+		await page.keyboard.press("Escape");
 		expect(watch.problems).toEqual([]);
 	}, 30_000);
 
@@ -433,5 +462,23 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		expect(task.elements).toBe(0);
 		expect(watch.dialogs).toEqual([]);
 		expect(watch.problems).toEqual([]);
+	}, 30_000);
+
+	test("the operator's token signs in too, and Sign out ends that session", async () => {
+		const token = readFileSync(join(root, ".roundtable", "operator.token"), "utf8").trim();
+		const other = await browser.newContext();
+		try {
+			const p = await other.newPage();
+			await p.goto(`${owner.base}/?token=${encodeURIComponent(token)}`);
+			await p.waitForSelector("main .view");
+			expect(p.url()).toBe(`${owner.base}/`);
+			await p.getByRole("button", { name: "Sign out" }).click();
+			await p.waitForSelector("input[name=token]");
+			expect(await p.evaluate(async () => (await fetch("/api/state")).status)).toBe(401);
+		} finally {
+			await other.close();
+		}
+		// The first session is untouched.
+		expect(await page.evaluate(async () => (await fetch("/api/state")).status)).toBe(200);
 	}, 30_000);
 });

@@ -63,7 +63,8 @@ async function getLog(id, offset) {
 
 async function postJson(path, body) {
 	const headers = { "content-type": "application/json", "x-csrf-token": csrfToken };
-	return (await send(path, { method: "POST", headers, body: JSON.stringify(body) })).json();
+	const res = await send(path, { method: "POST", headers, body: JSON.stringify(body) });
+	return res.status === 204 ? null : res.json();
 }
 
 /**
@@ -587,13 +588,33 @@ async function submit(app, id, path, body, done) {
 	}
 }
 
-function openConfirm(app, kind, id) {
-	app.ui.confirm = { kind, id };
+/** A random key: a decision sent twice (a double click, a retry) is made once. */
+function idempotencyKey() {
+	return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Opens the confirm step for the record `id` at `revision`, the one the operator is looking at: the
+ * decision carries it as expected_revision, so a record that changed meanwhile is refused, not decided.
+ */
+function openConfirm(app, kind, id, revision) {
+	app.ui.confirm = { kind, id, revision, key: idempotencyKey() };
 	app.ui.note = "";
 	app.ui.override = false;
+	app.ui.force = false;
 	delete app.ui.flash[id];
 	app.focusKey = `confirm:${id}`;
 	app.rerender();
+}
+
+/** A warning when the record changed after its confirm step opened (the decision will be refused). */
+function changedSince(ui, record) {
+	if (record.revision === ui.confirm?.revision) return null;
+	return h("p", {
+		class: "flash flash-bad",
+		role: "alert",
+		text: "This changed since you opened this form; the owner will refuse the decision. Cancel and look again.",
+	});
 }
 
 function cancel(app, id) {
@@ -621,7 +642,11 @@ function approvalActions(app, approval) {
 				"aria-label": `${approving ? "Approve" : "Reject"} ${id}`,
 				onsubmit: (e) => {
 					e.preventDefault();
-					const body = { status: open };
+					const body = {
+						status: open,
+						expected_revision: ui.confirm.revision,
+						idempotency_key: ui.confirm.key,
+					};
 					if (ui.note.trim() !== "") body.decision_md = ui.note;
 					if (approving && ui.override) body.override_policy = true;
 					submit(app, id, `/api/approvals/${encodeURIComponent(id)}`, body, (r) => {
@@ -631,6 +656,7 @@ function approvalActions(app, approval) {
 				},
 			},
 			h("p", { class: "confirm-q", text: `${approving ? "Approve" : "Reject"} ${what} as the operator?` }),
+			changedSince(ui, approval),
 			h(
 				"label",
 				{ class: "field" },
@@ -681,7 +707,7 @@ function approvalActions(app, approval) {
 				type: "button",
 				class: "btn btn-ok",
 				"data-key": `decide:${id}`,
-				onclick: () => openConfirm(app, "approved", id),
+				onclick: () => openConfirm(app, "approved", id, approval.revision),
 				text: "Approve…",
 			}),
 		);
@@ -691,7 +717,7 @@ function approvalActions(app, approval) {
 				type: "button",
 				class: "btn btn-bad",
 				"data-key": approval.status === "approved" ? `decide:${id}` : `reject:${id}`,
-				onclick: () => openConfirm(app, "rejected", id),
+				onclick: () => openConfirm(app, "rejected", id, approval.revision),
 				text: approval.status === "approved" ? "Revoke (reject)…" : "Reject…",
 			}),
 		);
@@ -712,7 +738,10 @@ function rollbackAction(app, tx) {
 				"aria-label": `Roll back ${id}`,
 				onsubmit: (e) => {
 					e.preventDefault();
-					submit(app, id, `/api/transactions/${encodeURIComponent(id)}/rollback`, {}, (r) => {
+					const body = { expected_revision: ui.confirm.revision, idempotency_key: ui.confirm.key };
+					if (ui.note.trim() !== "") body.reason_md = ui.note;
+					if (ui.force) body.force = true;
+					submit(app, id, `/api/transactions/${encodeURIComponent(id)}/rollback`, body, (r) => {
 						const back = r?.transaction?.id ?? r?.rollback?.id;
 						return `${id} rolled back${back ? ` by ${back}` : ""}.`;
 					});
@@ -722,13 +751,40 @@ function rollbackAction(app, tx) {
 				class: "confirm-q",
 				text: `Roll back ${id} (${tx.proposal_id}, ${files} file${files === 1 ? "" : "s"})? The files get back their bytes and modes from before it; refused if they changed since.`,
 			}),
+			changedSince(ui, tx),
+			h(
+				"label",
+				{ class: "field" },
+				h("span", { text: "Reason (optional, Markdown)" }),
+				h("textarea", {
+					rows: 2,
+					"data-key": `confirm:${id}`,
+					value: ui.note,
+					oninput: (e) => {
+						ui.note = e.target.value;
+					},
+				}),
+			),
+			h(
+				"label",
+				{ class: "check" },
+				h("input", {
+					type: "checkbox",
+					"data-key": `force:${id}`,
+					checked: ui.force,
+					onchange: (e) => {
+						ui.force = e.target.checked;
+					},
+				}),
+				h("span", { text: "Force: overwrite edits made to these files since" }),
+			),
 			h(
 				"div",
 				{ class: "actions" },
 				h("button", {
 					type: "submit",
 					class: "btn btn-bad",
-					"data-key": `confirm:${id}`,
+					"data-key": `submit:${id}`,
 					disabled: ui.busy === id,
 					text: ui.busy === id ? "Rolling back…" : "Confirm roll back",
 				}),
@@ -744,7 +800,7 @@ function rollbackAction(app, tx) {
 			type: "button",
 			class: "btn",
 			"data-key": `decide:${id}`,
-			onclick: () => openConfirm(app, "rollback", id),
+			onclick: () => openConfirm(app, "rollback", id, tx.revision),
 			text: "Roll back…",
 		}),
 		flash(app, id),
@@ -1954,6 +2010,17 @@ function showConnection(status) {
 	if ((status === "live" && wasLive) || status === "offline") changed();
 	if (status === "live") wasLive = true;
 }
+
+// ---- signing out --------------------------------------------------------------------------------
+
+document.getElementById("logout").addEventListener("click", async () => {
+	try {
+		await postJson("/api/logout", {});
+	} catch {
+		// ended already: the login page is where this goes either way
+	}
+	location.assign("/");
+});
 
 // ---- keys ---------------------------------------------------------------------------------------
 

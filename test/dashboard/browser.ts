@@ -18,6 +18,7 @@ export interface PageNode {
 	blur(): void;
 	previousElementSibling: PageNode | null;
 	getAttribute(name: string): string | null;
+	setAttribute(name: string, value: string): void;
 	querySelector(selector: string): PageNode | null;
 	querySelectorAll(selector: string): PageNode[] & { length: number };
 }

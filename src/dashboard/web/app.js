@@ -2048,9 +2048,11 @@ window.addEventListener("hashchange", () => {
 	const r = route();
 	app.ui.confirm = null;
 	if (r.name === "proposal") loadDetail(r.id); // fresh each visit: events while away were not followed
-	const focusing = app.focusKey !== null;
 	render(true);
-	if (!focusing) main.focus({ preventScroll: true }); // a screen reader starts at the new view
+	// Focus goes to the new view (where a screen reader starts reading) unless a control in it already
+	// has it (the memory search after "/", which a draw between the key and this event may have focused).
+	const active = document.activeElement;
+	if (!main.contains(active) || active === main) main.focus({ preventScroll: true });
 	window.scrollTo(0, 0);
 });
 

@@ -87,6 +87,17 @@ describe("a project run by the binary alone", () => {
 		const owner = await startOwner([binary, "start"], root, env);
 		expect(owner.ready).toMatch(/^roundtable ready: .* http=http:\/\/127\.0\.0\.1:\d+\/mcp /);
 
+		// The dashboard's files are inside the binary, byte for byte.
+		const base = (/http=(\S+)\/mcp /.exec(owner.ready) as RegExpExecArray)[1] as string;
+		const web = (file: string) => readFileSync(join(REPO, "src/dashboard/web", file), "utf8");
+		for (const file of ["app.js", "app.css"])
+			expect(await (await fetch(`${base}/assets/${file}`)).text()).toBe(web(file));
+		const token = readFileSync(join(root, ".roundtable", "operator.token"), "utf8").trim();
+		const login = await fetch(`${base}/?token=${token}`, { redirect: "manual" });
+		expect(login.status).toBe(303);
+		const cookie = (login.headers.get("set-cookie") as string).split(";")[0] as string;
+		expect(await (await fetch(`${base}/`, { headers: { cookie } })).text()).toBe(web("index.html"));
+
 		// Exactly what Codex would run, from somewhere else.
 		const { command, args } = codexEntry();
 		const session = await stdioSession([command, ...args], home, env);

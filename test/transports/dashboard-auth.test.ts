@@ -300,6 +300,16 @@ describe("the API's doors", () => {
 		);
 	});
 
+	test("mcp.loopback_auth none opens /mcp to local processes, never the dashboard", async () => {
+		const open = serveDashboard(await makeProject(), { loopbackAuth: "none" });
+		const anon = new Browser(open.base);
+		expect((await anon.get("/api/state")).status).toBe(401);
+		expect(await (await anon.get("/")).text()).toContain('action="/login"');
+		const b = new Browser(open.base);
+		await b.login(open.loginToken);
+		expect((await b.get("/api/state")).status).toBe(200);
+	});
+
 	test("/mcp and /healthz are as before: the dashboard's cookie opens no MCP session", async () => {
 		const b = await signedIn();
 		const mcp = await b.fetch("/mcp", {

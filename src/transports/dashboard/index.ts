@@ -112,7 +112,7 @@ export function createDashboard(caller: Caller, options: DashboardOptions): Dash
 		return new Response(file.body, { headers });
 	}
 
-	/** Everything under /api/: a session first, then (for a POST) the origin and the CSRF token. */
+	/** Everything under /api/: a POST's origin first, then the session, then a POST's CSRF token. */
 	async function api(req: Request, url: URL, started: number): Promise<Response> {
 		const post = req.method === "POST";
 		if (post && !sameOrigin(req.headers.get("origin"), ownOrigin(req)))

@@ -4,7 +4,7 @@
 // runs) fails here.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_TOOLS } from "../../src/registry/index.ts";
 import { VERSION } from "../../src/version.ts";
@@ -90,8 +90,13 @@ describe("a project run by the binary alone", () => {
 		// The dashboard's files are inside the binary, byte for byte.
 		const base = (/http=(\S+)\/mcp /.exec(owner.ready) as RegExpExecArray)[1] as string;
 		const web = (file: string) => readFileSync(join(REPO, "src/dashboard/web", file), "utf8");
-		for (const file of ["app.js", "app.css"])
-			expect(await (await fetch(`${base}/assets/${file}`)).text()).toBe(web(file));
+		const assets = readdirSync(join(REPO, "src/dashboard/web")).filter((f) => f !== "index.html");
+		expect(assets).toEqual(expect.arrayContaining(["app.js", "app.css"]));
+		for (const file of assets)
+			expect({ file, body: await (await fetch(`${base}/assets/${file}`)).text() }).toEqual({
+				file,
+				body: web(file),
+			});
 		const token = readFileSync(join(root, ".roundtable", "operator.token"), "utf8").trim();
 		const login = await fetch(`${base}/?token=${token}`, { redirect: "manual" });
 		expect(login.status).toBe(303);

@@ -3,9 +3,20 @@
 // file there needs its import and entry here (and, for a .js, a line in src/text-assets.d.ts);
 // test/transports/dashboard-assets.test.ts fails while one is left out. Also the login page.
 
+import apiJs from "../../dashboard/web/api.js" with { type: "text" };
 import appCss from "../../dashboard/web/app.css" with { type: "text" };
 import appJs from "../../dashboard/web/app.js" with { type: "text" };
+import decisionsJs from "../../dashboard/web/decisions.js" with { type: "text" };
+import diffJs from "../../dashboard/web/diff.js" with { type: "text" };
+import domJs from "../../dashboard/web/dom.js" with { type: "text" };
 import indexHtml from "../../dashboard/web/index.html" with { type: "text" };
+import ledgerJs from "../../dashboard/web/ledger.js" with { type: "text" };
+import notesJs from "../../dashboard/web/notes.js" with { type: "text" };
+import overviewJs from "../../dashboard/web/overview.js" with { type: "text" };
+import partsJs from "../../dashboard/web/parts.js" with { type: "text" };
+import proposalJs from "../../dashboard/web/proposal.js" with { type: "text" };
+import viewsJs from "../../dashboard/web/views.js" with { type: "text" };
+import workJs from "../../dashboard/web/work.js" with { type: "text" };
 import { escapeHtml } from "../../domain/markdown.ts";
 
 export interface Asset {
@@ -24,9 +35,22 @@ const asset = (body: string, type: string): Asset => ({
 /** The app's page, served at `/` to a signed-in browser. bun-types calls an .html import a bundle; as text it is a string. */
 export const INDEX = asset(indexHtml as unknown as string, "text/html; charset=utf-8");
 
-/** What `/assets/<name>` serves. */
+const JS = "text/javascript; charset=utf-8";
+
+/** What `/assets/<name>` serves: the style, and the page's ES modules (app.js, the entry, imports the rest). */
 export const ASSETS: ReadonlyMap<string, Asset> = new Map([
-	["app.js", asset(appJs, "text/javascript; charset=utf-8")],
+	["api.js", asset(apiJs, JS)],
+	["app.js", asset(appJs, JS)],
+	["decisions.js", asset(decisionsJs, JS)],
+	["diff.js", asset(diffJs, JS)],
+	["dom.js", asset(domJs, JS)],
+	["ledger.js", asset(ledgerJs, JS)],
+	["notes.js", asset(notesJs, JS)],
+	["overview.js", asset(overviewJs, JS)],
+	["parts.js", asset(partsJs, JS)],
+	["proposal.js", asset(proposalJs, JS)],
+	["views.js", asset(viewsJs, JS)],
+	["work.js", asset(workJs, JS)],
 	["app.css", asset(appCss, "text/css; charset=utf-8")],
 ]);
 

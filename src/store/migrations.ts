@@ -621,4 +621,33 @@ CREATE INDEX promotions_by_message ON promotions (message_id);
 CREATE INDEX promotions_by_newest ON promotions (created_at, id);
 `,
 	},
+	{
+		version: 13,
+		name: "task counts per status, kept in step by triggers; an index of suspended claims",
+		sql: `
+-- How many tasks have each status: table.watch's open_tasks reads a few rows here instead of
+-- counting the tasks (which grows with the open tasks). Triggers keep it in step with every write
+-- to tasks, whoever makes it. A status gets its row on its first task. A later migration that
+-- rebuilds tasks drops these triggers with the old table and must create them again.
+CREATE TABLE task_counts (
+	status TEXT PRIMARY KEY,
+	n INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO task_counts (status, n) SELECT status, count(*) FROM tasks GROUP BY status;
+CREATE TRIGGER task_counts_on_insert AFTER INSERT ON tasks BEGIN
+	INSERT INTO task_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER task_counts_on_delete AFTER DELETE ON tasks BEGIN
+	UPDATE task_counts SET n = n - 1 WHERE status = OLD.status;
+END;
+CREATE TRIGGER task_counts_on_status AFTER UPDATE OF status ON tasks WHEN NEW.status IS NOT OLD.status BEGIN
+	UPDATE task_counts SET n = n - 1 WHERE status = OLD.status;
+	INSERT INTO task_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+
+-- table.watch's suspended_claims: counting them scanned every claim ever taken; this index holds
+-- only the suspended ones (the query names the status literally, so the planner may use it).
+CREATE INDEX claims_suspended ON claims (status) WHERE status = 'suspended';
+`,
+	},
 ];

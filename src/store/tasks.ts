@@ -139,10 +139,11 @@ export const taskQueries = (c: Conn) => ({
 		return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 	},
 
+	/** How many tasks have these statuses: from the counters the triggers keep (migration 13). */
 	async countWithStatus(statuses: readonly TaskStatus[]): Promise<number> {
 		return (
 			c.get<{ n: number }>(
-				`SELECT count(*) AS n FROM tasks WHERE status IN (${statuses.map(() => "?").join(", ")})`,
+				`SELECT coalesce(sum(n), 0) AS n FROM task_counts WHERE status IN (${statuses.map(() => "?").join(", ")})`,
 				...statuses,
 			)?.n ?? 0
 		);

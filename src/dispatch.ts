@@ -76,8 +76,20 @@ const prepared = <N extends ToolName, P>(_: N, prepare: Prepare<N, P>, run: Prep
 });
 const readsRepo = (h: Handler): Handler => ({ ...h, readsRepo: true });
 
-/** The one switch. It lists every registry name, and `never` below proves it lists them all. */
+const routes = new Map<ToolName, Handler>();
+
+/** The handler of a tool, made once per tool name (see routeOnce). */
 export function route(name: ToolName): Handler {
+	let handler = routes.get(name);
+	if (!handler) {
+		handler = routeOnce(name);
+		routes.set(name, handler);
+	}
+	return handler;
+}
+
+/** The one switch. It lists every registry name, and `never` below proves it lists them all. */
+function routeOnce(name: ToolName): Handler {
 	switch (name) {
 		case "table.get_state":
 			return readsRepo(inTx(name, table.getState));
@@ -380,10 +392,13 @@ interface Keyed {
 	argsHash: string;
 }
 
+const unkeyed: Keyed = { key: undefined, argsHash: "" };
+
 function keyOf(args: Record<string, unknown>): Keyed {
 	const key = args.idempotency_key as string | undefined;
+	if (key === undefined) return unkeyed;
 	const { idempotency_key: _, ...rest } = args;
-	return { key, argsHash: key === undefined ? "" : sha256(canonicalJson(rest)) };
+	return { key, argsHash: sha256(canonicalJson(rest)) };
 }
 
 /** The result a key already stored for this tool, or undefined; other arguments are a conflict. */

@@ -41,15 +41,28 @@ function echoBounded(problem: ArkError): string {
 	return text.replaceAll(problem.actual, `"${clip(value)}" (${value.length} characters)`);
 }
 
+const knownNames = new WeakMap<Tool, { list: readonly string[]; set: ReadonlySet<string> }>();
+
+/** A tool's argument names, worked out once per tool (argNames builds a new array each time). */
+function namesOf(tool: Tool): { list: readonly string[]; set: ReadonlySet<string> } {
+	let names = knownNames.get(tool);
+	if (!names) {
+		const list = argNames(tool);
+		names = { list, set: new Set(list) };
+		knownNames.set(tool, names);
+	}
+	return names;
+}
+
 export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> {
 	const args = raw ?? {};
 	if (typeof args !== "object" || Array.isArray(args)) {
 		throw invalidArgument(`arguments to ${tool.name} must be a JSON object`);
 	}
-	const known = argNames(tool);
+	const known = namesOf(tool);
 	for (const key of Object.keys(args)) {
-		if (!known.includes(key)) {
-			const near = didYouMean(key, known);
+		if (!known.set.has(key)) {
+			const near = didYouMean(key, known.list);
 			throw invalidArgument(`unknown argument ${quoted(key)}${suggestion(near)}`, {
 				field: clip(key),
 				...(near && { did_you_mean: near }),

@@ -99,8 +99,10 @@ export function migrate(db: Database): void {
 export type Params = SQLQueryBindings[];
 
 /**
- * The connection as one transaction sees it. Queries outside the transaction that created it are a
- * bug (an un-awaited promise would otherwise write outside any transaction), so they throw.
+ * The connection as the store's queries see it: one per store, active only while a transaction is
+ * open. Queries outside a transaction are a bug (an un-awaited promise would otherwise write outside
+ * any transaction), so they throw; a Tx that ended reaches a Conn that is never active (see
+ * SqliteStore), so its queries throw even while a later transaction is open.
  */
 export class Conn {
 	active = true;

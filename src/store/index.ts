@@ -1,6 +1,6 @@
 // The store: the only door to the database. Tools get a Tx inside withTransaction and call its typed
 // queries; every query is async so another backend (PostgreSQL) can implement the same interface.
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { agentQueries } from "./agents.ts";
 import { approvalQueries } from "./approvals.ts";
 import { claimQueries } from "./claims.ts";
@@ -70,27 +70,74 @@ export interface Store {
 /** How often waiters check whether another connection committed (PRAGMA data_version). */
 const DATA_VERSION_POLL_MS = 20;
 
+type Family = keyof Tx;
+
+/**
+ * What one transaction gets: while it is open, each family is the connection's own (built once);
+ * after it ended, the same family over a connection that is never active, so every query throws
+ * ("store query after its transaction ended"), even while a later transaction is open.
+ */
+interface TxView {
+	open: boolean;
+}
+
+function txViewClass(live: Tx, ended: Tx): new () => TxView & Tx {
+	class View {
+		open = true;
+	}
+	for (const family of Object.keys(live) as Family[]) {
+		Object.defineProperty(View.prototype, family, {
+			get(this: View) {
+				return (this.open ? live : ended)[family];
+			},
+		});
+	}
+	return View as unknown as new () => TxView & Tx;
+}
+
 class SqliteStore implements Store {
 	private tail: Promise<unknown> = Promise.resolve();
 	private readonly waiters = new Set<() => void>();
 	private poller: Timer | undefined;
 	private dataVersion = 0;
+	/** The one Conn of this database; active only while a transaction is open. */
+	private readonly conn: Conn;
+	private readonly View: new () => TxView & Tx;
+	private readonly beginWrite: Statement;
+	private readonly beginRead: Statement;
+	private readonly commit: Statement;
+	private readonly rollback: Statement;
 
-	constructor(private readonly db: Database) {}
+	constructor(private readonly db: Database) {
+		this.conn = new Conn(db);
+		this.conn.active = false;
+		const ended = new Conn(db);
+		ended.active = false;
+		this.View = txViewClass(makeTx(this.conn), makeTx(ended));
+		this.beginWrite = db.prepare("BEGIN IMMEDIATE");
+		this.beginRead = db.prepare("BEGIN");
+		this.commit = db.prepare("COMMIT");
+		this.rollback = db.prepare("ROLLBACK");
+	}
 
 	withTransaction<T>(mode: TxMode, fn: (tx: Tx) => Promise<T>): Promise<T> {
 		const run = async () => {
-			const conn = new Conn(this.db);
-			this.db.run(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN");
+			const conn = this.conn;
+			(mode === "write" ? this.beginWrite : this.beginRead).run();
+			const tx = new this.View();
+			conn.active = true;
+			conn.wroteEvents = false;
 			try {
-				const result = await fn(makeTx(conn));
-				this.db.run("COMMIT");
+				const result = await fn(tx);
+				this.commit.run();
+				tx.open = false;
 				conn.active = false;
 				if (conn.wroteEvents) for (const wake of [...this.waiters]) wake();
 				return result;
 			} catch (err) {
+				tx.open = false;
 				conn.active = false;
-				if (this.db.inTransaction) this.db.run("ROLLBACK");
+				if (this.db.inTransaction) this.rollback.run();
 				throw err;
 			}
 		};
@@ -140,6 +187,7 @@ class SqliteStore implements Store {
 	close(): void {
 		clearInterval(this.poller);
 		this.poller = undefined;
+		for (const s of [this.beginWrite, this.beginRead, this.commit, this.rollback]) s.finalize();
 		this.db.close();
 	}
 }

@@ -14,11 +14,13 @@ import * as testrun from "./testrun.bench.ts";
 import * as toollist from "./toollist.bench.ts";
 import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
+import * as write from "./write.bench.ts";
 
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
 const benches = [
 	toollist,
 	dispatch,
+	write,
 	access,
 	watch,
 	peers,

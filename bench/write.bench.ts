@@ -1,0 +1,110 @@
+// The "write" figure of issue 22: task.create calls/s through a live owner's socket (one call per
+// connection, as the protocol does), over the floor: bare bun:sqlite inserting one task-shaped row
+// (10 columns, one primary key) per transaction, WAL with synchronous=FULL, in a directory next to
+// the project's (same file system). Windows alternate floor and owner; the figure is the median.
+import { Database } from "bun:sqlite";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { callSocket } from "../src/transports/socket-client.ts";
+import { fmt, median, readLine } from "./lib.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const MAIN = join(ROOT, "src/main.ts");
+const CALLS = Number(process.env.BENCH_WRITE_CALLS ?? 400);
+const WINDOWS = Number(process.env.BENCH_WRITE_WINDOWS ?? 5);
+/** Where both databases go; BENCH_DIR overrides (it must not be a tmpfs). */
+const BASE = process.env.BENCH_DIR ?? tmpdir();
+
+function openFloor(dir: string) {
+	const db = new Database(join(dir, "floor.db"), { create: true, strict: true });
+	db.run("PRAGMA busy_timeout = 5000");
+	db.run("PRAGMA journal_mode = WAL");
+	db.run("PRAGMA synchronous = FULL");
+	db.run(`CREATE TABLE tasks (id TEXT PRIMARY KEY, run_id TEXT, title TEXT NOT NULL, body_md TEXT NOT NULL,
+		status TEXT NOT NULL, priority INTEGER NOT NULL, risk TEXT NOT NULL, assigned_agent_id TEXT,
+		readable_paths TEXT NOT NULL, created_at TEXT NOT NULL)`);
+	const begin = db.prepare("BEGIN IMMEDIATE");
+	const commit = db.prepare("COMMIT");
+	const insert = db.prepare("INSERT INTO tasks VALUES (?, NULL, ?, ?, 'open', 100, 'low', NULL, '[]', ?)");
+	let n = 0;
+	return {
+		window(calls: number): number {
+			const start = performance.now();
+			for (let i = 0; i < calls; i++) {
+				begin.run();
+				insert.run(
+					`T-${Bun.randomUUIDv7()}`,
+					`task ${n++}`,
+					"a body of ordinary length for a task",
+					new Date().toISOString(),
+				);
+				commit.run();
+			}
+			return calls / ((performance.now() - start) / 1000);
+		},
+		close: () => db.close(),
+	};
+}
+
+async function socketWindow(socket: string, calls: number, offset: number): Promise<number> {
+	const start = performance.now();
+	for (let i = 0; i < calls; i++) {
+		const reply = await callSocket(socket, "task.create", {
+			title: `task ${offset + i}`,
+			body_md: "a body of ordinary length for a task",
+		});
+		if (!reply.ok) throw new Error(`task.create failed: ${reply.error}`);
+	}
+	return calls / ((performance.now() - start) / 1000);
+}
+
+export async function run(): Promise<void> {
+	const project = mkdtempSync(join(BASE, "rt-bench-write-"));
+	const floorDir = mkdtempSync(join(BASE, "rt-bench-write-floor-"));
+	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
+	cli(["init"]);
+	const config = join(project, ".roundtable/config.yaml");
+	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
+	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
+		stdout: "pipe",
+		stderr: "ignore",
+	});
+	const floor = openFloor(floorDir);
+	try {
+		const ready = await readLine(owner.stdout);
+		const socket = /socket=(\S+)/.exec(ready)?.[1] as string;
+		await socketWindow(socket, 50, -50); // warm-up
+		floor.window(50);
+		const floors: number[] = [];
+		const owners: number[] = [];
+		const ratios: number[] = [];
+		for (let w = 0; w < WINDOWS; w++) {
+			const f = floor.window(CALLS);
+			const o = await socketWindow(socket, CALLS, w * CALLS);
+			floors.push(f);
+			owners.push(o);
+			ratios.push(o / f);
+		}
+		console.log(
+			`write: task.create over the owner's socket, ${WINDOWS} windows of ${fmt(CALLS)} calls (WAL, synchronous=FULL):`,
+		);
+		console.log(
+			`  floor: bun:sqlite row+commit  ${floors.map((x) => fmt(x)).join(" ")}  median ${fmt(median(floors))} /s`,
+		);
+		console.log(
+			`  socket task.create            ${owners.map((x) => fmt(x)).join(" ")}  median ${fmt(median(owners))} /s`,
+		);
+		console.log(
+			`  ratio per window              ${ratios.map((x) => fmt(x, 2)).join(" ")}  median ${fmt(median(ratios), 2)}`,
+		);
+	} finally {
+		floor.close();
+		owner.kill("SIGTERM");
+		await owner.exited;
+		rmSync(project, { recursive: true, force: true });
+		rmSync(floorDir, { recursive: true, force: true });
+	}
+}
+
+if (import.meta.main) await run();

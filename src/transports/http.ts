@@ -11,6 +11,7 @@ import {
 	SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentPrincipal, Caller, Principal } from "../context.ts";
+import { readBounded } from "./body.ts";
 import { createDashboard } from "./dashboard/index.ts";
 import { EventBuffer } from "./event-store.ts";
 import { Connections } from "./http-connections.ts";
@@ -219,46 +220,19 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		(KEEPALIVE_IDLE_S + IDLE_CHECK_S) * 1000,
 	);
 
-	/**
-	 * The body, read within the read deadline (counted from the headers) and the size cap. Bun's own
-	 * timer is not reset by body bytes, so it could not tell a slow upload from a stalled one.
-	 */
+	/** The body within the read deadline (counted from the headers) and the size cap (./body.ts). */
 	async function readText(req: Request, started: number): Promise<string | Response> {
-		const tooBig = () => closingError(413, -32600, `request body exceeds ${options.maxBodyBytes} bytes`);
-		if (Number(req.headers.get("content-length") ?? "0") > options.maxBodyBytes) return tooBig();
-		if (!req.body) return "";
-		const reader = req.body.getReader();
-		const parts: Uint8Array[] = [];
-		let size = 0;
-		let timer: Timer | undefined;
-		const late = new Promise<"late">((resolve) => {
-			timer = setTimeout(() => resolve("late"), Math.max(0, started + readDeadlineMs - Date.now()));
-		});
-		try {
-			for (;;) {
-				const next = await Promise.race([reader.read(), late]);
-				if (next === "late") {
-					void reader.cancel().catch(() => {});
-					return closingError(
-						408,
-						-32000,
-						`the request body did not arrive within ${readDeadlineMs / 1000} s (limits.read_deadline_seconds)`,
-					);
-				}
-				if (next.done) break;
-				size += next.value.byteLength;
-				if (size > options.maxBodyBytes) {
-					void reader.cancel().catch(() => {});
-					return tooBig();
-				}
-				parts.push(next.value);
-			}
-		} catch {
-			return closingError(400, -32700, "Parse error: the request body could not be read");
-		} finally {
-			clearTimeout(timer);
-		}
-		return Buffer.concat(parts).toString("utf8");
+		const read = await readBounded(req, options.maxBodyBytes, started + readDeadlineMs);
+		if ("text" in read) return read.text;
+		if (read.failure === "too_big")
+			return closingError(413, -32600, `request body exceeds ${options.maxBodyBytes} bytes`);
+		if (read.failure === "late")
+			return closingError(
+				408,
+				-32000,
+				`the request body did not arrive within ${readDeadlineMs / 1000} s (limits.read_deadline_seconds)`,
+			);
+		return closingError(400, -32700, "Parse error: the request body could not be read");
 	}
 
 	async function readJson(req: Request, started: number): Promise<{ body: unknown } | Response> {

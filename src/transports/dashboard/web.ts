@@ -2,6 +2,7 @@
 // no caching unless said), JSON bodies and the `{error:{code,message,details}}` shape tool errors
 // take here, the HTTP status each error code maps to, same-origin checks, and a bounded body reader.
 import { asToolError, type ErrorCode, ToolError } from "../../errors.ts";
+import { readBounded } from "../body.ts";
 
 export const CSP =
 	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -80,34 +81,13 @@ export function sameOrigin(origin: string | null, own: string): boolean {
  * a RequestError otherwise (413, 408, 400).
  */
 export async function readBody(req: Request, limit: number, deadline: number): Promise<string> {
-	const tooBig = () => new RequestError(413, "resource_exhausted", `the request body exceeds ${limit} bytes`);
-	if (Number(req.headers.get("content-length") ?? "0") > limit) throw tooBig();
-	if (!req.body) return "";
-	const reader = req.body.getReader();
-	const parts: Uint8Array[] = [];
-	let size = 0;
-	let timer: Timer | undefined;
-	const late = new Promise<"late">((resolve) => {
-		timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()));
-	});
-	try {
-		for (;;) {
-			const next = await Promise.race([reader.read(), late]);
-			if (next === "late")
-				throw new RequestError(408, "deadline_exceeded", "the request body did not arrive in time");
-			if (next.done) break;
-			size += next.value.byteLength;
-			if (size > limit) throw tooBig();
-			parts.push(next.value);
-		}
-	} catch (err) {
-		void reader.cancel().catch(() => {});
-		if (err instanceof ToolError) throw err;
-		throw new RequestError(400, "invalid_argument", "the request body could not be read");
-	} finally {
-		clearTimeout(timer);
-	}
-	return Buffer.concat(parts).toString("utf8");
+	const read = await readBounded(req, limit, deadline);
+	if ("text" in read) return read.text;
+	if (read.failure === "too_big")
+		throw new RequestError(413, "resource_exhausted", `the request body exceeds ${limit} bytes`);
+	if (read.failure === "late")
+		throw new RequestError(408, "deadline_exceeded", "the request body did not arrive in time");
+	throw new RequestError(400, "invalid_argument", "the request body could not be read");
 }
 
 /** A JSON object body; an empty body is `{}`. */

@@ -24,13 +24,27 @@ const requestLine = (r: PeerRequestRecord) =>
 const answerLine = (a: PeerAnswerRecord) =>
 	`${a.late ? "LATE" : "ANSWER"} ${a.id} ${a.author_id} ${a.created_at}: ${firstLine(a.answer_md)}`;
 
-function inboxLines(v: Result<"message.inbox">): string[] {
+/** An inbox as items, each with its line: questions, approvals, then messages. */
+function inboxItems(v: Result<"message.inbox">): { id: string; record: object; line: string }[] {
 	return [
-		...v.requests.map(requestLine),
-		...v.approvals.map((a) => `APPROVAL ${a.id} ${a.status} ${a.proposal_id ?? "-"} ${a.subject}`),
-		...v.messages.map(messageLine),
+		...v.requests.map((r) => ({ id: r.id, record: r, line: requestLine(r) })),
+		...v.approvals.map((a) => ({
+			id: a.id,
+			record: a,
+			line: `APPROVAL ${a.id} ${a.status} ${a.proposal_id ?? "-"} ${a.subject}`,
+		})),
+		...v.messages.map((m) => ({ id: m.id, record: m, line: messageLine(m) })),
 	];
 }
+
+/** Prints items, one line each (or one JSON object each). */
+function printItems(items: ReturnType<typeof inboxItems>, json: boolean): void {
+	const lines = items.map((x) => (json ? JSON.stringify(x.record) : x.line));
+	if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** peer.wait's own bound. */
+const MAX_WAIT_MS = 30_000;
 
 const actor = (as: unknown) => (typeof as === "string" ? { agent_id: as } : {});
 
@@ -63,13 +77,9 @@ async function followInbox(
 			throw err;
 		}
 		const v = await call(rt, "message.inbox", { ...actor(as), unread_only: true }, ctx);
-		const fresh = [...v.requests, ...v.approvals, ...v.messages].filter((x) => !seen.has(x.id));
+		const fresh = inboxItems(v).filter((x) => !seen.has(x.id));
 		for (const x of fresh) seen.add(x.id);
-		const wanted = new Set(fresh.map((x) => x.id));
-		const lines = json
-			? fresh.map((x) => JSON.stringify(x))
-			: inboxLines(v).filter((l) => wanted.has(l.split(" ")[1] as string));
-		if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+		printItems(fresh, json);
 	}
 }
 
@@ -77,11 +87,15 @@ export const inbox = command(async (rt, ctx, flags) => {
 	// The event cursor is taken before the first read, so nothing lands between the two unseen.
 	const cursor = flags.follow ? (await call(rt, "table.watch", { limit: 1 }, ctx)).next_after_event_id : 0;
 	const v = await call(rt, "message.inbox", { ...actor(flags.as), unread_only: flags.all !== true }, ctx);
-	if (!flags.follow) return print(flags, v, inboxLines(v));
-	const items = [...v.requests, ...v.approvals, ...v.messages];
+	const items = inboxItems(v);
+	if (!flags.follow)
+		return print(
+			flags,
+			v,
+			items.map((x) => x.line),
+		);
 	const json = flags.json === true;
-	const lines = json ? items.map((x) => JSON.stringify(x)) : inboxLines(v);
-	if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+	printItems(items, json);
 	await followInbox(rt, ctx, flags.as, { cursor, seen: new Set(items.map((x) => x.id)) }, json);
 	return 0;
 });
@@ -90,6 +104,10 @@ export const ask = command(async (rt, ctx, flags) => {
 	if (typeof flags.to !== "string")
 		throw new UsageError("--to is required (the agent to ask; see peer.list)");
 	if (typeof flags.question !== "string") throw new UsageError("the question is required");
+	if (typeof flags.wait === "number" && flags.wait > MAX_WAIT_MS)
+		throw new UsageError(
+			`--wait is at most ${MAX_WAIT_MS / 1000}s (a question stays open after it; ask again to wait more)`,
+		);
 	const { request } = await call(
 		rt,
 		"peer.ask",

@@ -76,6 +76,9 @@ describe("roundtable ask and answer", () => {
 		expect((await cli("ask", "--to", "implementer-1")).code).toBe(2);
 		expect((await cli("answer", "Q-x")).code).toBe(2);
 		expect((await cli("answer", "Q-x", "a", "b")).code).toBe(2);
+		const tooLong = await cli("ask", "--to", "implementer-1", "hi", "--wait", "1m");
+		expect(tooLong.code).toBe(2);
+		expect(tooLong.stderr).toContain("--wait is at most 30s");
 		const unknown = await cli("ask", "--to", "implementr-1", "hi");
 		expect(unknown.code).toBe(1);
 		expect(unknown.stderr).toContain("did you mean 'implementer-1'");

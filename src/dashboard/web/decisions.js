@@ -61,6 +61,40 @@ function changedSince(ui, record) {
 	});
 }
 
+/** The confirm step's optional Markdown note, kept in `ui.note` as it is typed. */
+function noteField(ui, id, label) {
+	return h(
+		"label",
+		{ class: "field" },
+		h("span", { text: label }),
+		h("textarea", {
+			rows: 2,
+			"data-key": `confirm:${id}`,
+			value: ui.note,
+			oninput: (e) => {
+				ui.note = e.target.value;
+			},
+		}),
+	);
+}
+
+/** A confirm step's checkbox, kept in `ui[name]`. */
+function checkField(ui, name, id, label) {
+	return h(
+		"label",
+		{ class: "check" },
+		h("input", {
+			type: "checkbox",
+			"data-key": `${name}:${id}`,
+			checked: ui[name],
+			onchange: (e) => {
+				ui[name] = e.target.checked;
+			},
+		}),
+		h("span", { text: label }),
+	);
+}
+
 function cancel(app, id) {
 	app.ui.confirm = null;
 	app.focusKey = `decide:${id}`;
@@ -101,33 +135,9 @@ export function approvalActions(app, approval) {
 			},
 			h("p", { class: "confirm-q", text: `${approving ? "Approve" : "Reject"} ${what} as the operator?` }),
 			changedSince(ui, approval),
-			h(
-				"label",
-				{ class: "field" },
-				h("span", { text: "Decision note (optional, Markdown)" }),
-				h("textarea", {
-					rows: 2,
-					"data-key": `confirm:${id}`,
-					value: ui.note,
-					oninput: (e) => {
-						ui.note = e.target.value;
-					},
-				}),
-			),
+			noteField(ui, id, "Decision note (optional, Markdown)"),
 			approving && approval.proposal_id
-				? h(
-						"label",
-						{ class: "check" },
-						h("input", {
-							type: "checkbox",
-							"data-key": `override:${id}`,
-							checked: ui.override,
-							onchange: (e) => {
-								ui.override = e.target.checked;
-							},
-						}),
-						h("span", { text: "Override policy: also overrule a security veto on this revision" }),
-					)
+				? checkField(ui, "override", id, "Override policy: also overrule a security veto on this revision")
 				: null,
 			h(
 				"div",
@@ -196,32 +206,8 @@ export function rollbackAction(app, tx) {
 				text: `Roll back ${id} (${tx.proposal_id}, ${files} file${files === 1 ? "" : "s"})? The files get back their bytes and modes from before it; refused if they changed since.`,
 			}),
 			changedSince(ui, tx),
-			h(
-				"label",
-				{ class: "field" },
-				h("span", { text: "Reason (optional, Markdown)" }),
-				h("textarea", {
-					rows: 2,
-					"data-key": `confirm:${id}`,
-					value: ui.note,
-					oninput: (e) => {
-						ui.note = e.target.value;
-					},
-				}),
-			),
-			h(
-				"label",
-				{ class: "check" },
-				h("input", {
-					type: "checkbox",
-					"data-key": `force:${id}`,
-					checked: ui.force,
-					onchange: (e) => {
-						ui.force = e.target.checked;
-					},
-				}),
-				h("span", { text: "Force: overwrite edits made to these files since" }),
-			),
+			noteField(ui, id, "Reason (optional, Markdown)"),
+			checkField(ui, "force", id, "Force: overwrite edits made to these files since"),
 			h(
 				"div",
 				{ class: "actions" },

@@ -5,6 +5,7 @@ import { actorId } from "../context.ts";
 import { didYouMean, echo, suggestion } from "../domain/did-you-mean.ts";
 import type { Env } from "../engine/env.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
+import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 
 /** The pseudo-agent a question or message to the person running the table is addressed to. */
@@ -28,9 +29,14 @@ export function checkBody(field: string, text: string): void {
 	}
 }
 
-/** `operator` or an agent that exists (enabled or not); unknown is `not_found` with the nearest id. */
-export async function requireKnown(tx: Tx, id: string, field: string): Promise<void> {
-	if (id === OPERATOR || (await tx.agents.get(id))) return;
+/**
+ * `operator` or an agent that exists (enabled or not): the agent, or undefined for `operator`.
+ * Unknown is `not_found` with the nearest id.
+ */
+export async function requireKnown(tx: Tx, id: string, field: string): Promise<StoredAgent | undefined> {
+	if (id === OPERATOR) return undefined;
+	const agent = await tx.agents.get(id);
+	if (agent) return agent;
 	const near = didYouMean(id, [OPERATOR, ...(await tx.agents.ids())]);
 	throw notFound(`agent ${echo(id)} not found${suggestion(near)}`, {
 		field,
@@ -55,9 +61,8 @@ export async function actorIn(tx: Tx, env: Env, agentId: string | undefined): Pr
  * (with the nearest id), disabled `failed_precondition`.
  */
 export async function requireAddressee(tx: Tx, id: string, field: string): Promise<string> {
-	await requireKnown(tx, id, field);
-	if (id !== OPERATOR && !(await tx.agents.get(id))?.enabled)
-		throw failedPrecondition(`agent ${id} is disabled`, { field, agent_id: id });
+	const agent = await requireKnown(tx, id, field);
+	if (agent && !agent.enabled) throw failedPrecondition(`agent ${id} is disabled`, { field, agent_id: id });
 	return id;
 }
 

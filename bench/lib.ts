@@ -48,3 +48,11 @@ export async function readLine(stream: ReadableStream<Uint8Array>): Promise<stri
 	reader.releaseLock();
 	return text.trim();
 }
+
+/**
+ * One of issue 22's figures, as a bench reports it to `npm run bench`'s summary line: the ratio to
+ * its floor from the same run, and the goal it is held to ("≥" means bigger is better).
+ */
+export type Figure = { name: string; ratio: number; goal: { op: "≥" | "≤"; value: number } };
+
+export const meets = (f: Figure) => (f.goal.op === "≥" ? f.ratio >= f.goal.value : f.ratio <= f.goal.value);

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { fmt, median, readLine } from "./lib.ts";
+import { type Figure, fmt, median, readLine } from "./lib.ts";
+import { walPagesPerCreate } from "./wal-pages.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src/main.ts");
@@ -59,7 +60,22 @@ async function socketWindow(socket: string, calls: number, offset: number): Prom
 	return calls / ((performance.now() - start) / 1000);
 }
 
-export async function run(): Promise<void> {
+/** `clients` connections at once, each making `calls / clients` calls one after another. */
+async function concurrentWindow(
+	socket: string,
+	calls: number,
+	clients: number,
+	offset: number,
+): Promise<number> {
+	const start = performance.now();
+	const each = Math.ceil(calls / clients);
+	await Promise.all(Array.from({ length: clients }, (_, c) => socketWindow(socket, each, offset + c * each)));
+	return (each * clients) / ((performance.now() - start) / 1000);
+}
+
+const CLIENTS = 8;
+
+export async function run(): Promise<Figure[]> {
 	const project = mkdtempSync(join(BASE, "rt-bench-write-"));
 	const floorDir = mkdtempSync(join(BASE, "rt-bench-write-floor-"));
 	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
@@ -77,27 +93,31 @@ export async function run(): Promise<void> {
 		await socketWindow(socket, 50, -50); // warm-up
 		floor.window(50);
 		const floors: number[] = [];
-		const owners: number[] = [];
-		const ratios: number[] = [];
+		const single: number[] = [];
+		const many: number[] = [];
 		for (let w = 0; w < WINDOWS; w++) {
-			const f = floor.window(CALLS);
-			const o = await socketWindow(socket, CALLS, w * CALLS);
-			floors.push(f);
-			owners.push(o);
-			ratios.push(o / f);
+			floors.push(floor.window(CALLS));
+			single.push(await socketWindow(socket, CALLS, 2 * w * CALLS));
+			many.push(await concurrentWindow(socket, CALLS, CLIENTS, (2 * w + 1) * CALLS));
 		}
+		const ratio = (xs: number[]) => xs.map((x, i) => x / (floors[i] as number));
+		const line = (label: string, xs: number[]) =>
+			console.log(`  ${label.padEnd(30)}${xs.map((x) => fmt(x)).join(" ")}  median ${fmt(median(xs))} /s`);
+		const ratioLine = (label: string, xs: number[]) =>
+			console.log(`  ${label.padEnd(30)}${xs.map((x) => fmt(x, 2)).join(" ")}  median ${fmt(median(xs), 2)}`);
 		console.log(
-			`write: task.create over the owner's socket, ${WINDOWS} windows of ${fmt(CALLS)} calls (WAL, synchronous=FULL):`,
+			`write: task.create over the owner's socket, one call per connection, ${WINDOWS} windows of ${fmt(CALLS)} calls (WAL, synchronous=FULL):`,
 		);
-		console.log(
-			`  floor: bun:sqlite row+commit  ${floors.map((x) => fmt(x)).join(" ")}  median ${fmt(median(floors))} /s`,
-		);
-		console.log(
-			`  socket task.create            ${owners.map((x) => fmt(x)).join(" ")}  median ${fmt(median(owners))} /s`,
-		);
-		console.log(
-			`  ratio per window              ${ratios.map((x) => fmt(x, 2)).join(" ")}  median ${fmt(median(ratios), 2)}`,
-		);
+		line("floor: bun:sqlite row+commit", floors);
+		line("1 client", single);
+		line(`${CLIENTS} clients at once`, many);
+		ratioLine("ratio, 1 client", ratio(single));
+		ratioLine(`ratio, ${CLIENTS} clients`, ratio(many));
+		console.log(`  WAL pages per task.create      ${fmt(await walPagesPerCreate(), 1)} (the floor's row: 2)`);
+		return [
+			{ name: "write", ratio: median(ratio(single)), goal: { op: "≥", value: 0.5 } },
+			{ name: "concurrent write", ratio: median(ratio(many)), goal: { op: "≥", value: 1.5 } },
+		];
 	} finally {
 		floor.close();
 		owner.kill("SIGTERM");

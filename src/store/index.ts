@@ -1,12 +1,13 @@
 // The store: the only door to the database. Tools get a Tx inside withTransaction and call its typed
 // queries; every query is async so another backend (PostgreSQL) can implement the same interface.
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { agentQueries } from "./agents.ts";
 import { approvalQueries } from "./approvals.ts";
 import { claimQueries } from "./claims.ts";
 import { Conn, openDatabase } from "./db.ts";
 import { decisionQueries } from "./decisions.ts";
 import { eventQueries } from "./events.ts";
+import { type CommitInfo, GroupCommit } from "./group-commit.ts";
 import { idempotencyQueries } from "./idempotency.ts";
 import { memoryQueries } from "./memory.ts";
 import { messageQueries } from "./messages.ts";
@@ -49,15 +50,20 @@ const makeTx = (c: Conn) => ({
 export type Tx = ReturnType<typeof makeTx>;
 
 /** `write` takes the write lock up front (BEGIN IMMEDIATE); `read` sees one consistent snapshot. */
+export type { CommitInfo };
+
 export type TxMode = "read" | "write";
 
 export interface Store {
 	/**
-	 * Runs `fn` in one transaction: it commits when `fn` resolves and rolls back when it throws.
-	 * One transaction at a time per process. `fn` does database work only: no file, network or
-	 * process I/O, and no waiting.
+	 * Runs `fn` in one transaction: its work is kept when `fn` resolves and undone when it throws.
+	 * One `fn` at a time per process. Writes waiting their turn share one commit (group commit, see
+	 * group-commit.ts), each in its own savepoint; a write resolves only once its commit is durable.
+	 * `fn` does database work only: no file, network or process I/O, and no waiting.
 	 */
 	withTransaction<T>(mode: TxMode, fn: (tx: Tx) => Promise<T>): Promise<T>;
+	/** Observes each durable commit of writes (how many calls it held); returns the way to stop. */
+	onCommit(observer: (c: CommitInfo) => void): () => void;
 	/**
 	 * Resolves when new events may be there to read: at once when this process commits events,
 	 * within about DATA_VERSION_POLL_MS when another process commits anything; else after `ms`, or
@@ -96,17 +102,13 @@ function txViewClass(live: Tx, ended: Tx): new () => TxView & Tx {
 }
 
 class SqliteStore implements Store {
-	private tail: Promise<unknown> = Promise.resolve();
 	private readonly waiters = new Set<() => void>();
 	private poller: Timer | undefined;
 	private dataVersion = 0;
-	/** The one Conn of this database; active only while a transaction is open. */
+	/** The one Conn of this database; active only while a call's transaction work runs. */
 	private readonly conn: Conn;
 	private readonly View: new () => TxView & Tx;
-	private readonly beginWrite: Statement;
-	private readonly beginRead: Statement;
-	private readonly commit: Statement;
-	private readonly rollback: Statement;
+	private readonly commits: GroupCommit;
 
 	constructor(private readonly db: Database) {
 		this.conn = new Conn(db);
@@ -114,36 +116,34 @@ class SqliteStore implements Store {
 		const ended = new Conn(db);
 		ended.active = false;
 		this.View = txViewClass(makeTx(this.conn), makeTx(ended));
-		this.beginWrite = db.prepare("BEGIN IMMEDIATE");
-		this.beginRead = db.prepare("BEGIN");
-		this.commit = db.prepare("COMMIT");
-		this.rollback = db.prepare("ROLLBACK");
+		this.commits = new GroupCommit(db, () => {
+			for (const wake of [...this.waiters]) wake();
+		});
 	}
 
 	withTransaction<T>(mode: TxMode, fn: (tx: Tx) => Promise<T>): Promise<T> {
-		const run = async () => {
-			const conn = this.conn;
-			(mode === "write" ? this.beginWrite : this.beginRead).run();
-			const tx = new this.View();
-			conn.active = true;
-			conn.wroteEvents = false;
-			try {
-				const result = await fn(tx);
-				this.commit.run();
-				tx.open = false;
-				conn.active = false;
-				if (conn.wroteEvents) for (const wake of [...this.waiters]) wake();
-				return result;
-			} catch (err) {
-				tx.open = false;
-				conn.active = false;
-				if (this.db.inTransaction) this.rollback.run();
-				throw err;
-			}
-		};
-		const result = this.tail.then(run, run);
-		this.tail = result.catch(() => undefined);
-		return result;
+		if (mode === "read") return this.commits.read(() => this.inView(fn));
+		return this.commits.write(async () => {
+			this.conn.wroteEvents = false;
+			const result = await this.inView(fn);
+			return { result, wroteEvents: this.conn.wroteEvents };
+		});
+	}
+
+	onCommit(observer: (c: CommitInfo) => void): () => void {
+		return this.commits.onCommit(observer);
+	}
+
+	/** Runs `fn` over a fresh view of the families, live only until `fn` settles. */
+	private async inView<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+		const tx = new this.View();
+		this.conn.active = true;
+		try {
+			return await fn(tx);
+		} finally {
+			tx.open = false;
+			this.conn.active = false;
+		}
 	}
 
 	eventsCommitted(ms: number, signal?: AbortSignal): Promise<void> {
@@ -187,7 +187,8 @@ class SqliteStore implements Store {
 	close(): void {
 		clearInterval(this.poller);
 		this.poller = undefined;
-		for (const s of [this.beginWrite, this.beginRead, this.commit, this.rollback]) s.finalize();
+		this.commits.flush();
+		this.commits.finalize();
 		this.db.close();
 	}
 }

@@ -650,4 +650,38 @@ END;
 CREATE INDEX claims_suspended ON claims (status) WHERE status = 'suspended';
 `,
 	},
+	{
+		version: 14,
+		name: "fewer pages per commit: events without AUTOINCREMENT, partial indexes where the column is mostly NULL",
+		rebuilds: true,
+		sql: `
+-- An event's id is the watch cursor, so it must never be reused. AUTOINCREMENT promised that by
+-- writing sqlite_sequence on every append (one more page per commit); a plain rowid promises the
+-- same as long as the newest event is never deleted, and no event is: the trigger refuses it.
+-- The table is rebuilt with its rows and ids as they were; other tables' references follow it.
+CREATE TABLE events_new (
+	id INTEGER PRIMARY KEY,
+	run_id TEXT,
+	type TEXT NOT NULL,
+	actor_id TEXT NOT NULL,
+	task_id TEXT,
+	payload TEXT NOT NULL DEFAULT '{}',
+	created_at TEXT NOT NULL
+);
+INSERT INTO events_new (id, run_id, type, actor_id, task_id, payload, created_at)
+	SELECT id, run_id, type, actor_id, task_id, payload, created_at FROM events;
+DROP TABLE events;
+ALTER TABLE events_new RENAME TO events;
+CREATE TRIGGER events_are_kept BEFORE DELETE ON events BEGIN
+	SELECT RAISE(ABORT, 'events are never deleted: their ids are the watch cursor');
+END;
+
+-- Only queries naming a run read this index (run_id = ?), and many events belong to no run.
+CREATE INDEX events_by_run ON events (run_id, id) WHERE run_id IS NOT NULL;
+
+-- Only queries naming an agent read this index (assigned_agent_id = ?); most tasks are unassigned.
+DROP INDEX tasks_by_agent;
+CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status) WHERE assigned_agent_id IS NOT NULL;
+`,
+	},
 ];

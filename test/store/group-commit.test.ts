@@ -12,7 +12,7 @@ import { openStore, type Store, type Tx } from "../../src/store/index.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { type SocketServer, startSocket } from "../../src/transports/socket.ts";
 import { callSocket } from "../../src/transports/socket-client.ts";
-import { makeProject, tempDir } from "../_helpers/helpers.ts";
+import { atBarrier, makeProject, type Project, tempDir } from "../_helpers/helpers.ts";
 
 const now = () => new Date().toISOString();
 
@@ -194,12 +194,7 @@ describe("group commit through the socket", () => {
 		for (const s of servers) await s.close();
 	});
 
-	test("concurrent clients share commits, and every reply follows the durable commit of its call", async () => {
-		const p = await makeProject();
-		const eye = onlooker(databasePath(p.root, p.rt.config));
-		afterAll(() => eye.close());
-		const commits: { calls: number; visible: Set<string> }[] = [];
-		p.rt.store.onCommit(({ calls }) => commits.push({ calls, visible: eye.ids() }));
+	async function serve(p: Project): Promise<string> {
 		const path = join(tempDir("rt-sock-"), "rt.sock");
 		servers.push(
 			await startSocket(callerOf(p.rt), {
@@ -212,6 +207,52 @@ describe("group commit through the socket", () => {
 				inflight: new InFlight(),
 			}),
 		);
+		return path;
+	}
+
+	/** `clients` connections at once, each making `calls` task.create calls one after another. */
+	const writers = (path: string, clients: number, calls: number) =>
+		Promise.all(
+			Array.from({ length: clients }, async (_, c) => {
+				for (let i = 0; i < calls; i++) {
+					const reply = await callSocket(path, "task.create", { title: `c${c} ${i}`, body_md: "b" });
+					if (!reply.ok) throw new Error(reply.error);
+				}
+			}),
+		);
+
+	test("another process writing meanwhile gets the lock between groups: no error, no long wait", async () => {
+		const p = await makeProject();
+		const path = await serve(p);
+		const other = await atBarrier("create-tasks.ts", [[p.root, "60", "other"]]);
+		const window = { start: Date.now(), end: 0 };
+		const [, [line]] = await Promise.all([
+			writers(path, 8, 40).then(() => {
+				window.end = Date.now();
+			}),
+			other.go(),
+		]);
+		const report = JSON.parse(line as string) as {
+			start: number;
+			end: number;
+			errors: string[];
+			slowest: number;
+		};
+		expect(report.start < window.end && window.start < report.end).toBe(true);
+		expect(report.errors).toEqual([]);
+		// A group holds the lock for at most GROUP_MAX_MS; a second is far beyond any fair wait.
+		expect(report.slowest).toBeLessThan(1000);
+		const { tasks } = (await p.call("task.list", { limit: 500 })) as { tasks: { title: string }[] };
+		expect(tasks.filter((t) => t.title.startsWith("other ")).length).toBe(60);
+	}, 60_000);
+
+	test("concurrent clients share commits, and every reply follows the durable commit of its call", async () => {
+		const p = await makeProject();
+		const eye = onlooker(databasePath(p.root, p.rt.config));
+		afterAll(() => eye.close());
+		const commits: { calls: number; visible: Set<string> }[] = [];
+		p.rt.store.onCommit(({ calls }) => commits.push({ calls, visible: eye.ids() }));
+		const path = await serve(p);
 		const existing = (await p.call("task.create", { title: "to be updated", body_md: "b" })) as {
 			task: { id: string };
 		};

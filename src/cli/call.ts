@@ -2,7 +2,7 @@
 // costs a connect instead of opening the project and loading the schemas (tens of milliseconds, not
 // seconds); without one it runs in this process (direct mode, which also works beside an owner).
 // --direct forces this process; --socket insists on the owner.
-import { readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { findOwner } from "../owner/presence.ts";
 import { callSocket, SocketUnreachable } from "../transports/socket-client.ts";
 import { UsageError } from "./args.ts";
@@ -36,6 +36,11 @@ function readArgs(flags: Record<string, unknown>): unknown {
 type Outcome = { result: unknown } | { error: { code: string; message: string; details?: unknown } };
 
 async function direct(root: string, tool: string, args: unknown): Promise<Outcome> {
+	if (!existsSync(root)) {
+		return {
+			error: { code: "failed_precondition", message: `there is no directory ${root} to call ${tool} in` },
+		};
+	}
 	// Loaded here: the socket path must not pay for the store and the schemas.
 	const [{ call }, { asToolError }, { withRuntime }] = await Promise.all([
 		import("../dispatch.ts"),

@@ -74,3 +74,21 @@ test("beside a live owner, mcp call relays the call and loads only what relaying
 		.map((m) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(m)?.[1] ?? m);
 	expect([...new Set(beyond)]).toEqual([]);
 });
+
+test("mcp call in a directory that does not exist is a failed precondition naming it, not an internal error", async () => {
+	const missing = join(tempDir(), "not-here");
+	const r = await runProcess([
+		process.execPath,
+		MAIN,
+		"mcp",
+		"call",
+		"--tool",
+		"task.list",
+		"--root",
+		missing,
+	]);
+	expect(r.code).toBe(1);
+	expect(JSON.parse(r.stderr)).toEqual({
+		error: { code: "failed_precondition", message: `there is no directory ${missing} to call task.list in` },
+	});
+});

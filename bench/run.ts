@@ -1,4 +1,6 @@
-// `npm run bench`: every benchmark in turn. Figures go in the issue notes, not in test assertions.
+// `npm run bench`: every benchmark in turn, then one line with each of issue 22's figures (the ratio
+// to its floor from the same run, and whether it meets its goal). Figures go in the issue notes, not
+// in test assertions.
 import * as access from "./access.bench.ts";
 import * as apply from "./apply.bench.ts";
 import * as chair from "./chair.bench.ts";
@@ -7,6 +9,7 @@ import * as cli from "./cli.bench.ts";
 import * as dashboard from "./dashboard.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as launch from "./launch.bench.ts";
+import { type Figure, fmt, meets } from "./lib.ts";
 import * as peers from "./peers.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
@@ -16,8 +19,13 @@ import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
 import * as write from "./write.bench.ts";
 
+type Bench = { run(): Promise<unknown> };
+
+const isFigure = (x: unknown): x is Figure =>
+	typeof x === "object" && x !== null && "ratio" in x && "goal" in x;
+
 console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-const benches = [
+const benches: Bench[] = [
 	toollist,
 	dispatch,
 	write,
@@ -35,7 +43,12 @@ const benches = [
 	launch,
 	dashboard,
 ];
+const figures: Figure[] = [];
 for (const bench of benches) {
-	await bench.run();
+	const got = await bench.run();
+	figures.push(...[got].flat().filter(isFigure));
 	console.log();
 }
+const shown = (f: Figure) =>
+	`${f.name} ${fmt(f.ratio, 2)} (${f.goal.op}${f.goal.value}${meets(f) ? "" : " MISSED"})`;
+console.log(`figures: ${figures.map(shown).join(" · ")}`);

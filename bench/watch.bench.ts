@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config/load.ts";
 import { databasePath } from "../src/runtime.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { fmt, percentile, readLine } from "./lib.ts";
+import { type Figure, fmt, percentile, readLine } from "./lib.ts";
 
 const MAIN = join(import.meta.dir, "..", "src/main.ts");
 const PAGES = Number(process.env.BENCH_PAGES ?? 500);
@@ -88,7 +88,7 @@ async function pageLatency(tasks: number): Promise<Figures> {
 const line = (tasks: number, f: Figures) =>
 	`  ${fmt(tasks).padStart(7)} open tasks + events   p50 ${fmt(f.p50, 3)} ms   p95 ${fmt(f.p95, 3)} ms   p99 ${fmt(f.p99, 3)} ms`;
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Figure> {
 	console.log(
 		`table.watch over the owner's socket, cursor pages of ${LIMIT} events, ${PAGES} pages at random cursors:`,
 	);
@@ -97,6 +97,7 @@ export async function run(): Promise<void> {
 	const large = await pageLatency(100_000);
 	console.log(line(100_000, large));
 	console.log(`  p50 ratio 100k ÷ 1k: ${fmt(large.p50 / floor.p50, 2)} (goal ≤ 1.2)`);
+	return { name: "watch", ratio: large.p50 / floor.p50, goal: { op: "≤", value: 1.2 } };
 }
 
 if (import.meta.main) await run();

@@ -60,6 +60,13 @@ async function socketWindow(socket: string, calls: number, offset: number): Prom
 	return calls / ((performance.now() - start) / 1000);
 }
 
+/** CPU time (user + system) the process has used, in ms, from /proc (Linux). */
+function cpuMs(pid: number): number {
+	const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+	const ticks = Number(fields[11]) + Number(fields[12]);
+	return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
 /** `clients` connections at once, each making `calls / clients` calls one after another. */
 async function concurrentWindow(
 	socket: string,
@@ -95,10 +102,16 @@ export async function run(): Promise<Figure[]> {
 		const floors: number[] = [];
 		const single: number[] = [];
 		const many: number[] = [];
+		const cpu = { single: [] as number[], many: [] as number[] };
+		const ownerCpu = () => cpuMs(owner.pid);
 		for (let w = 0; w < WINDOWS; w++) {
 			floors.push(floor.window(CALLS));
+			let before = ownerCpu();
 			single.push(await socketWindow(socket, CALLS, 2 * w * CALLS));
+			cpu.single.push(((ownerCpu() - before) * 1000) / CALLS);
+			before = ownerCpu();
 			many.push(await concurrentWindow(socket, CALLS, CLIENTS, (2 * w + 1) * CALLS));
+			cpu.many.push(((ownerCpu() - before) * 1000) / CALLS);
 		}
 		const ratio = (xs: number[]) => xs.map((x, i) => x / (floors[i] as number));
 		const line = (label: string, xs: number[]) =>
@@ -113,6 +126,9 @@ export async function run(): Promise<Figure[]> {
 		line(`${CLIENTS} clients at once`, many);
 		ratioLine("ratio, 1 client", ratio(single));
 		ratioLine(`ratio, ${CLIENTS} clients`, ratio(many));
+		console.log(
+			`  owner CPU per call            1 client ${fmt(median(cpu.single))} µs, ${CLIENTS} clients ${fmt(median(cpu.many))} µs`,
+		);
 		console.log(`  WAL pages per task.create      ${fmt(await walPagesPerCreate(), 1)} (the floor's row: 2)`);
 		return [
 			{ name: "write", ratio: median(ratio(single)), goal: { op: "≥", value: 0.5 } },

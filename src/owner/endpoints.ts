@@ -24,6 +24,23 @@ export interface Endpoints {
 	stop(): Promise<void>;
 }
 
+/**
+ * After a commit wakes the loop it rests this long before reading the sessions, so a burst of
+ * commits (every call writes events) costs one read of the sessions, not one per call.
+ */
+const RECONCILE_GAP_MS = 100;
+
+const pause = (ms: number, signal: AbortSignal) =>
+	new Promise<void>((resolve) => {
+		const done = () => {
+			clearTimeout(timer);
+			signal.removeEventListener("abort", done);
+			resolve();
+		};
+		const timer = setTimeout(done, ms);
+		signal.addEventListener("abort", done, { once: true });
+	});
+
 export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): Endpoints {
 	const served = new Map<string, SessionSocket>();
 	/** Sessions whose socket could not be made: reported once, not tried again. */
@@ -79,6 +96,7 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 				options.log(`roundtable: session endpoints: ${(err as Error).message}`);
 			}
 			await rt.store.eventsCommitted(options.intervalMs ?? 1000, stop.signal);
+			await pause(RECONCILE_GAP_MS, stop.signal);
 		}
 	})();
 

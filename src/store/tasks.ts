@@ -72,6 +72,21 @@ export const taskQueries = (c: Conn) => ({
 		return toRecord(row);
 	},
 
+	/**
+	 * Each task to its agent, in_progress in the run, with one statement for all of them (the
+	 * Chair's assignment): what `update` does to each, without reading the rows back.
+	 */
+	async assignAll(assignments: readonly { task_id: string; agent_id: string }[], runId: string, now: string) {
+		if (assignments.length === 0) return;
+		c.run(
+			`UPDATE tasks SET assigned_agent_id = a.value ->> 1, status = 'in_progress', run_id = ?,
+			 revision = revision + 1, updated_at = ? FROM json_each(?) a WHERE tasks.id = a.value ->> 0`,
+			runId,
+			now,
+			JSON.stringify(assignments.map((a) => [a.task_id, a.agent_id])),
+		);
+	},
+
 	/** Tasks in priority, creation, id order after `from`, at most `limit`. */
 	async list(filter: TaskFilter, from: TaskPosition | undefined, limit: number): Promise<TaskRecord[]> {
 		const where: string[] = [];

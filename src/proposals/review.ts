@@ -16,6 +16,7 @@ import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
+import type { ProposalRecord } from "../vocabulary/records.ts";
 import { mustBeOpen } from "./open.ts";
 
 /** The policy and the parsed current patch, read before the review's transaction. */
@@ -55,22 +56,24 @@ export async function requestReview(
 	env: Env,
 	inputs: ReviewInputs,
 ) {
-	const { proposal, ...named } = await sendToReview(tx, env, a, inputs, await tx.agents.list());
+	const p = await requireProposal(tx, a.proposal_id);
+	const { proposal, ...named } = await sendToReview(tx, env, p, a, inputs, await tx.agents.list());
 	return { proposal, proposal_resources: await tx.proposals.resources(proposal.id), ...named };
 }
 
 /**
  * Names the review roles and reviewers of a proposal and moves it from pending to in_review (an
- * in-review one stays as it is). `agents` are read in the same transaction.
+ * in-review one stays as it is). `proposal` and `agents` are read in the same transaction.
  */
 export async function sendToReview(
 	tx: Tx,
 	env: Env,
-	a: { proposal_id: string; expected_revision?: number },
+	proposal: ProposalRecord,
+	a: { expected_revision?: number },
 	inputs: ReviewInputs,
 	agents: readonly StoredAgent[],
 ) {
-	let p = await requireProposal(tx, a.proposal_id);
+	let p = proposal;
 	const e = await gatherDecisionEvidence(tx, p, agents);
 	checkRevision(p, a.expected_revision);
 	if (p.patch_revision !== inputs.patch_revision) {
@@ -93,7 +96,7 @@ export async function sendToReview(
 			: [{ role, agent_id: null, adapter: null }];
 	});
 	if (p.status === "pending") {
-		p = await tx.proposals.setStatus(p.id, "in_review", null, env.now);
+		p = await tx.proposals.setStatusOf(p, "in_review", null, env.now);
 		await tx.events.append(
 			{
 				type: "proposal.review_requested",

@@ -5,6 +5,7 @@
 
 import type { ParsedPatch } from "../domain/patch.ts";
 import type { Env } from "../engine/env.ts";
+import { requireProposal } from "../engine/records.ts";
 import { asToolError, type ErrorCode } from "../errors.ts";
 import { parsedPatch, type ReviewInputs, reviewPolicy, sendToReview } from "../proposals/review.ts";
 import type { Args } from "../registry/index.ts";
@@ -51,7 +52,7 @@ export async function preparePendingReviews(
 
 export async function requestPendingReviews(
 	tx: Tx,
-	_a: Args<"chair.request_reviews">,
+	a: Args<"chair.request_reviews">,
 	env: Env,
 	pending: PendingReviews,
 ) {
@@ -59,13 +60,18 @@ export async function requestPendingReviews(
 	const failed: ReviewFailure[] = [];
 	if (pending.length === 0) return { requested, failed };
 	const agents = await tx.agents.list();
+	// Read again now, in this transaction: the ones still pending in one read, any other one alone.
+	const current = new Map((await tx.proposals.ofRun(a.run_id, ["pending"], true)).map((p) => [p.id, p]));
 	for (const { proposal_id, inputs } of pending) {
 		if (!("policy" in inputs)) {
 			failed.push(inputs);
 			continue;
 		}
 		try {
-			await tx.savepoints.atomic(() => sendToReview(tx, env, { proposal_id }, inputs, agents));
+			await tx.savepoints.atomic(async () => {
+				const p = current.get(proposal_id) ?? (await requireProposal(tx, proposal_id));
+				return sendToReview(tx, env, p, {}, inputs, agents);
+			});
 			requested.push(proposal_id);
 		} catch (err) {
 			if (err instanceof TransactionLost) throw err;

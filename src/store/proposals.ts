@@ -117,6 +117,28 @@ export const proposalQueries = (c: Conn) => ({
 		return (await this.get(id)) as ProposalRecord;
 	},
 
+	/**
+	 * `setStatus` for a proposal read in this same transaction: the fields the change touches come
+	 * back from the update itself, the rest (its patch revision's) from `p`, so nothing is re-read.
+	 */
+	async setStatusOf(
+		p: ProposalRecord,
+		status: ProposalStatus,
+		reason: string | null,
+		now: string,
+	): Promise<ProposalRecord> {
+		const changed = c.get<Pick<ProposalRecord, "status" | "status_reason" | "revision" | "updated_at">>(
+			`UPDATE proposals SET status = ?, status_reason = ?, revision = revision + 1, updated_at = ? WHERE id = ?
+			 RETURNING status, status_reason, revision, updated_at`,
+			status,
+			reason,
+			now,
+			p.id,
+		);
+		if (!changed) throw new Error(`proposal ${p.id} is gone`);
+		return { ...p, ...changed };
+	},
+
 	async revisions(id: string): Promise<PatchRevisionRecord[]> {
 		return c
 			.all<PatchRevisionRecord & { files: string }>(

@@ -76,6 +76,15 @@ export async function gatherDecisionEvidence(
 	};
 }
 
+/** The decision evidence of a proposal nothing was recorded on yet (see proposals.withVerdicts). */
+export const noVerdictsYet = (proposal: ProposalRecord): DecisionEvidence => ({
+	proposal,
+	votes: [],
+	passes: [],
+	human: null,
+	security: null,
+});
+
 export function evaluationInput(e: DecisionEvidence, parsed: ParsedPatch | undefined): EvaluationInput {
 	return {
 		risk: e.proposal.risk,

@@ -8,7 +8,7 @@ import type { Env } from "../engine/env.ts";
 import { checkRevision, requireProposal } from "../engine/records.ts";
 import { conflict, failedPrecondition } from "../errors.ts";
 import { policyOf } from "../gates/check.ts";
-import { evaluationInput, gatherDecisionEvidence } from "../gates/evidence.ts";
+import { type DecisionEvidence, evaluationInput, gatherDecisionEvidence } from "../gates/evidence.ts";
 import { readPatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";
@@ -16,7 +16,6 @@ import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
-import type { ProposalRecord } from "../vocabulary/records.ts";
 import { mustBeOpen } from "./open.ts";
 
 /** The policy and the parsed current patch, read before the review's transaction. */
@@ -57,24 +56,26 @@ export async function requestReview(
 	inputs: ReviewInputs,
 ) {
 	const p = await requireProposal(tx, a.proposal_id);
-	const { proposal, ...named } = await sendToReview(tx, env, p, a, inputs, await tx.agents.list());
+	const agents = await tx.agents.list();
+	const e = await gatherDecisionEvidence(tx, p, agents);
+	const { proposal, ...named } = await sendToReview(tx, env, e, a, inputs, agents);
 	return { proposal, proposal_resources: await tx.proposals.resources(proposal.id), ...named };
 }
 
 /**
  * Names the review roles and reviewers of a proposal and moves it from pending to in_review (an
- * in-review one stays as it is). `proposal` and `agents` are read in the same transaction.
+ * in-review one stays as it is). The evidence (its proposal with it) and the agents are read in
+ * the same transaction.
  */
 export async function sendToReview(
 	tx: Tx,
 	env: Env,
-	proposal: ProposalRecord,
+	e: DecisionEvidence,
 	a: { expected_revision?: number },
 	inputs: ReviewInputs,
 	agents: readonly StoredAgent[],
 ) {
-	let p = proposal;
-	const e = await gatherDecisionEvidence(tx, p, agents);
+	let p = e.proposal;
 	checkRevision(p, a.expected_revision);
 	if (p.patch_revision !== inputs.patch_revision) {
 		throw conflict(`proposal ${p.id} got a new patch revision meanwhile; request review again`, {

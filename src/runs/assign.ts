@@ -29,7 +29,7 @@ export async function assignOpenTasks(tx: Tx, env: Env, runId: string) {
 		task_id: task.id,
 		agent_id: implementers[next++ % implementers.length] as string,
 	}));
-	// One statement for the rows and one for the events, however many tasks there are.
+	// The rows and their events without reading any back: the report says what was assigned.
 	await tx.tasks.assignAll(assigned, runId, now);
 	await tx.events.appendAll(
 		assigned.map((a) => ({

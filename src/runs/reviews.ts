@@ -7,6 +7,7 @@ import type { ParsedPatch } from "../domain/patch.ts";
 import type { Env } from "../engine/env.ts";
 import { requireProposal } from "../engine/records.ts";
 import { asToolError, type ErrorCode } from "../errors.ts";
+import { gatherDecisionEvidence, noVerdictsYet } from "../gates/evidence.ts";
 import { parsedPatch, type ReviewInputs, reviewPolicy, sendToReview } from "../proposals/review.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
@@ -62,6 +63,8 @@ export async function requestPendingReviews(
 	const agents = await tx.agents.list();
 	// Read again now, in this transaction: the ones still pending in one read, any other one alone.
 	const current = new Map((await tx.proposals.ofRun(a.run_id, ["pending"], true)).map((p) => [p.id, p]));
+	// Most pending proposals have no votes, test runs or decisions yet: one read finds those that do.
+	const judged = await tx.proposals.withVerdicts(pending.map((r) => r.proposal_id));
 	for (const { proposal_id, inputs } of pending) {
 		if (!("policy" in inputs)) {
 			failed.push(inputs);
@@ -70,7 +73,8 @@ export async function requestPendingReviews(
 		try {
 			await tx.savepoints.atomic(async () => {
 				const p = current.get(proposal_id) ?? (await requireProposal(tx, proposal_id));
-				return sendToReview(tx, env, p, {}, inputs, agents);
+				const e = judged.has(p.id) ? await gatherDecisionEvidence(tx, p, agents) : noVerdictsYet(p);
+				return sendToReview(tx, env, e, {}, inputs, agents);
 			});
 			requested.push(proposal_id);
 		} catch (err) {

@@ -40,26 +40,22 @@ export const eventQueries = (c: Conn) => ({
 	},
 
 	/**
-	 * Appends many events with one statement, in the order given (their ids ascend in that order):
-	 * what a batch of the Chair's records appends, without reading each row back.
+	 * Appends many events, in the order given (their ids ascend in that order), without reading
+	 * each row back as `append` does: what a batch of the Chair's records appends.
 	 */
 	async appendAll(events: readonly NewEvent[], now: string): Promise<void> {
-		if (events.length === 0) return;
-		const rows = events.map((e) => [
-			e.run_id ?? null,
-			e.type,
-			e.actor_id,
-			e.task_id ?? null,
-			JSON.stringify(e.payload),
-		]);
-		c.run(
-			`INSERT INTO events (run_id, type, actor_id, task_id, payload, created_at)
-			 SELECT e.value ->> 0, e.value ->> 1, e.value ->> 2, e.value ->> 3, e.value ->> 4, ?
-			 FROM json_each(?) e ORDER BY e.key`,
-			now,
-			JSON.stringify(rows),
-		);
-		c.wroteEvents = true;
+		for (const e of events) {
+			c.run(
+				"INSERT INTO events (run_id, type, actor_id, task_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+				e.run_id ?? null,
+				e.type,
+				e.actor_id,
+				e.task_id ?? null,
+				JSON.stringify(e.payload),
+				now,
+			);
+		}
+		if (events.length > 0) c.wroteEvents = true;
 	},
 
 	/** Events with id > afterId, ascending, at most `limit`; `runId` null means every run. */

@@ -139,6 +139,23 @@ export const proposalQueries = (c: Conn) => ({
 		return { ...p, ...changed };
 	},
 
+	/**
+	 * Of these proposals, the ones anything was recorded on: a vote, a test run, a human approval or
+	 * a security review. Nothing needs reading for the others' decision evidence: it is empty.
+	 */
+	async withVerdicts(ids: readonly string[]): Promise<Set<string>> {
+		if (ids.length === 0) return new Set();
+		const rows = c.all<{ id: string }>(
+			`SELECT i.value AS id FROM json_each(?) i
+			 WHERE EXISTS (SELECT 1 FROM votes WHERE proposal_id = i.value)
+			 OR EXISTS (SELECT 1 FROM test_runs WHERE proposal_id = i.value)
+			 OR EXISTS (SELECT 1 FROM human_approvals WHERE proposal_id = i.value)
+			 OR EXISTS (SELECT 1 FROM security_reviews WHERE proposal_id = i.value)`,
+			JSON.stringify(ids),
+		);
+		return new Set(rows.map((r) => r.id));
+	},
+
 	async revisions(id: string): Promise<PatchRevisionRecord[]> {
 		return c
 			.all<PatchRevisionRecord & { files: string }>(

@@ -73,18 +73,20 @@ export const taskQueries = (c: Conn) => ({
 	},
 
 	/**
-	 * Each task to its agent, in_progress in the run, with one statement for all of them (the
-	 * Chair's assignment): what `update` does to each, without reading the rows back.
+	 * Each task to its agent, in_progress in the run (the Chair's assignment): what `update` does
+	 * to each, without reading the rows back.
 	 */
 	async assignAll(assignments: readonly { task_id: string; agent_id: string }[], runId: string, now: string) {
-		if (assignments.length === 0) return;
-		c.run(
-			`UPDATE tasks SET assigned_agent_id = a.value ->> 1, status = 'in_progress', run_id = ?,
-			 revision = revision + 1, updated_at = ? FROM json_each(?) a WHERE tasks.id = a.value ->> 0`,
-			runId,
-			now,
-			JSON.stringify(assignments.map((a) => [a.task_id, a.agent_id])),
-		);
+		for (const a of assignments) {
+			c.run(
+				`UPDATE tasks SET assigned_agent_id = ?, status = 'in_progress', run_id = ?, revision = revision + 1,
+				 updated_at = ? WHERE id = ?`,
+				a.agent_id,
+				runId,
+				now,
+				a.task_id,
+			);
+		}
 	},
 
 	/** Tasks in priority, creation, id order after `from`, at most `limit`. */

@@ -7,13 +7,19 @@ import { call } from "../src/dispatch.ts";
 import { initProject } from "../src/init/index.ts";
 import { openRuntime, type Runtime } from "../src/runtime.ts";
 
-/** A project in a new temporary directory; `prepare` fills the directory before `roundtable init`. */
-export async function freshProject(prepare?: (root: string) => void): Promise<{
+/**
+ * A project in a new temporary directory (under `base`, default the system's); `prepare` fills the
+ * directory before `roundtable init`.
+ */
+export async function freshProject(
+	prepare?: (root: string) => void,
+	base = tmpdir(),
+): Promise<{
 	rt: Runtime;
 	call: (tool: string, args: object) => Promise<object>;
 	done: () => void;
 }> {
-	const root = mkdtempSync(join(tmpdir(), "rt-bench-"));
+	const root = mkdtempSync(join(base, "rt-bench-"));
 	prepare?.(root);
 	await initProject(root);
 	const rt = openRuntime(root);

@@ -231,6 +231,8 @@ function routeOnce(name: ToolName): Handler {
 			return inTx(name, runs.assignTasks);
 		case "chair.schedule_turn":
 			return inTx(name, runs.scheduleTurn);
+		case "chair.request_reviews":
+			return readsRepo(prepared(name, runs.prepareReviews, runs.requestReviews));
 		case "run.converge":
 			return inTx(name, runs.converge);
 		case "chair.report_error":

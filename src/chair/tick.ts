@@ -1,12 +1,12 @@
-// One Chair tick of a run. Each step commits on its own, and a record that makes a step fail
-// (a proposal whose patch is missing, say) becomes a `chair.error` event and a log line while the
-// tick goes on: no poison pill can stop the loop. Steps, in order: sweep expired claims and turn
-// leases, assign open tasks round-robin, schedule the run's next turn, request reviews of pending
-// proposals, then check convergence and count the tick.
+// One Chair tick of a run. Each step is one call that commits once for all its records, and a record
+// that makes a step fail (a proposal whose review cannot be requested, say) becomes a `chair.error`
+// event and a log line while the tick goes on: no poison pill can stop the loop. Steps, in order:
+// sweep expired claims and turn leases, assign open tasks round-robin, schedule the run's next turn,
+// request reviews of pending proposals, then check convergence and count the tick.
 import { chairContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import type { Convergence } from "../domain/convergence.ts";
-import { asToolError } from "../errors.ts";
+import { asToolError, ToolError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
 import type { RunRecord } from "../vocabulary/records.ts";
@@ -84,18 +84,12 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		call(rt, "chair.schedule_turn", { run_id }, ctx),
 	);
 
-	const reviewsRequested: string[] = [];
-	const pending = await step("request_reviews", [], () =>
-		store.withTransaction("read", (tx) => tx.proposals.ofRun(runId, ["pending"], true)),
+	// Every pending proposal in one call: the policy and each patch read once, one commit.
+	const reviews = await step("request_reviews", { requested: [], failed: [] }, () =>
+		call(rt, "chair.request_reviews", { run_id }, ctx),
 	);
-	for (const p of pending) {
-		try {
-			await call(rt, "proposal.request_review", { proposal_id: p.id }, ctx);
-			reviewsRequested.push(p.id);
-		} catch (err) {
-			await fail("request_review", p.id, err);
-		}
-	}
+	for (const f of reviews.failed)
+		await fail("request_review", f.proposal_id, new ToolError(f.code, f.message));
 
 	const { convergence, run } = await call(rt, "run.converge", { run_id }, ctx);
 	return {
@@ -103,7 +97,7 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		...expired,
 		assigned,
 		scheduled,
-		reviews_requested: reviewsRequested,
+		reviews_requested: reviews.requested,
 		errors,
 		convergence,
 		run,

@@ -11,19 +11,26 @@ import type { Tx } from "../store/index.ts";
 import type { ClaimRecord, ProposalRecord } from "../vocabulary/records.ts";
 import type { Vote } from "../vocabulary/statuses.ts";
 
-/** What the database says about a proposal's current revision. */
-export interface Evidence {
+/**
+ * What the policy's decision on a proposal's current revision rests on: the votes on it, the test
+ * runs that passed, and the human and security decisions. A review request reads only this.
+ */
+export interface DecisionEvidence {
 	proposal: ProposalRecord;
+	votes: EvaluationInput["votes"];
+	passes: EvaluationInput["passes"];
+	human: EvaluationInput["human"];
+	security: EvaluationInput["security"];
+}
+
+/** What the database says about a proposal's current revision: the decision's part and the gates'. */
+export interface Evidence extends DecisionEvidence {
 	resources: string[];
 	/** Affected resources as scopes (symbol lines from their stored rows). */
 	scopes: Scope[];
 	/** The author's live write and exclusive claims. */
 	claims: ClaimRecord[];
 	patch: { sha256: string; strip: number; number: number };
-	votes: EvaluationInput["votes"];
-	passes: EvaluationInput["passes"];
-	human: EvaluationInput["human"];
-	security: EvaluationInput["security"];
 }
 
 export async function gatherEvidence(tx: Tx, proposalId: string, now: string): Promise<Evidence> {
@@ -37,7 +44,20 @@ export async function gatherEvidence(tx: Tx, proposalId: string, now: string): P
 	const claims = await writeClaimsOf(tx, proposal.agent_id, now);
 	const patch = await tx.proposals.currentPatch(proposal.id);
 	if (!patch) throw notFound(`proposal ${proposal.id} has no patch revision`, { proposal_id: proposal.id });
-	const roles = new Map((await tx.agents.list()).map((a) => [a.id, a.role]));
+	const decision = await gatherDecisionEvidence(tx, proposal, await tx.agents.list());
+	return { ...decision, resources, scopes, claims, patch };
+}
+
+/**
+ * The decision's evidence of a proposal just read, with the agents as read in the same transaction
+ * (their roles weigh the votes): a batch reads them once for all its proposals.
+ */
+export async function gatherDecisionEvidence(
+	tx: Tx,
+	proposal: ProposalRecord,
+	agents: readonly { id: string; role: string }[],
+): Promise<DecisionEvidence> {
+	const roles = new Map(agents.map((a) => [a.id, a.role]));
 	const votes = (await tx.votes.list(proposal.id))
 		.filter((v) => v.patch_revision === proposal.patch_revision)
 		.map((v) => ({ agent_id: v.agent_id, role: roles.get(v.agent_id) ?? "", vote: v.vote as Vote }));
@@ -46,10 +66,6 @@ export async function gatherEvidence(tx: Tx, proposalId: string, now: string): P
 	const review = await tx.reviews.latest(proposal.id, proposal.patch_revision);
 	return {
 		proposal,
-		resources,
-		scopes,
-		claims,
-		patch,
 		votes,
 		passes,
 		human:
@@ -60,7 +76,16 @@ export async function gatherEvidence(tx: Tx, proposalId: string, now: string): P
 	};
 }
 
-export function evaluationInput(e: Evidence, parsed: ParsedPatch | undefined): EvaluationInput {
+/** The decision evidence of a proposal nothing was recorded on yet (see proposals.withVerdicts). */
+export const noVerdictsYet = (proposal: ProposalRecord): DecisionEvidence => ({
+	proposal,
+	votes: [],
+	passes: [],
+	human: null,
+	security: null,
+});
+
+export function evaluationInput(e: DecisionEvidence, parsed: ParsedPatch | undefined): EvaluationInput {
 	return {
 		risk: e.proposal.risk,
 		revision: e.proposal.patch_revision,

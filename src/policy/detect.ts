@@ -34,34 +34,53 @@ const isMigration = (path: string) => segments(path).slice(0, -1).includes("migr
 
 export const isHighRisk = (risk: EvaluationInput["risk"]) => risk === "high" || risk === "critical";
 
+// Compiled once per policy, not once per proposal: a Chair tick judges hundreds of proposals
+// against the same policy. Keyed by the policy's own arrays, which a reload replaces, never edits.
+const pathMatchers = new WeakMap<readonly string[], (path: string) => boolean>();
+const commandPatterns = new WeakMap<readonly string[], { command: string; pattern: RegExp | null }[]>();
+
 /**
- * The touched paths matching risk.high_paths. A pattern without a `/` matches the file name at any
- * depth (as in .gitignore), so `Dockerfile` covers `services/api/Dockerfile`; the others match the
- * whole path. `dot: true` lets `*` match dotfiles such as `.env.local`. (picomatch's own
- * `basename` option is not used: it also changes how patterns with a `/` match.)
+ * A path matcher for risk.high_paths. A pattern without a `/` matches the file name at any depth
+ * (as in .gitignore), so `Dockerfile` covers `services/api/Dockerfile`; the others match the whole
+ * path. `dot: true` lets `*` match dotfiles such as `.env.local`. (picomatch's own `basename`
+ * option is not used: it also changes how patterns with a `/` match.)
  */
+function highPathMatcher(patterns: readonly string[]): (path: string) => boolean {
+	let matches = pathMatchers.get(patterns);
+	if (!matches) {
+		const byPath = picomatch(
+			patterns.filter((p) => p.includes("/")),
+			{ dot: true },
+		);
+		const byName = picomatch(
+			patterns.filter((p) => !p.includes("/")),
+			{ dot: true },
+		);
+		matches = (path) => byPath(path) || byName(basename(path));
+		pathMatchers.set(patterns, matches);
+	}
+	return matches;
+}
+
+/** The touched paths matching risk.high_paths (see highPathMatcher). */
 export function highRiskPaths(policy: Policy, touched: string[]): string[] {
-	const patterns = policy.risk.high_paths;
-	const byPath = picomatch(
-		patterns.filter((p) => p.includes("/")),
-		{ dot: true },
-	);
-	const byName = picomatch(
-		patterns.filter((p) => !p.includes("/")),
-		{ dot: true },
-	);
+	const matches = highPathMatcher(policy.risk.high_paths);
 	return [...new Set(touched)]
 		.map((path) => path.replace(/^\.\//, ""))
-		.filter((path) => byPath(path) || byName(basename(path)))
+		.filter(matches)
 		.sort();
 }
 
 /** The configured dangerous commands that some added line runs, in policy order. */
 export function dangerousCommands(dangerous: string[], added: Change["added"]): string[] {
-	return dangerous.filter((command) => {
-		const pattern = commandPattern(command);
-		return pattern !== null && added.some((line) => pattern.test(line.text));
-	});
+	let patterns = commandPatterns.get(dangerous);
+	if (!patterns) {
+		patterns = dangerous.map((command) => ({ command, pattern: commandPattern(command) }));
+		commandPatterns.set(dangerous, patterns);
+	}
+	return patterns
+		.filter(({ pattern }) => pattern !== null && added.some((line) => pattern.test(line.text)))
+		.map(({ command }) => command);
 }
 
 export interface Detection {

@@ -1,16 +1,20 @@
 // proposal.request_review: the policy and the current patch read first (no transaction open), then
-// the review roles the policy asks for, the agents who can fill them, and pending → in_review.
+// the review roles the policy asks for, the agents who can fill them, and pending → in_review. The
+// Chair's batch (src/runs/reviews.ts) reads the policy and each patch once for many proposals and
+// sends each to review with the same sendToReview.
 import { actorId } from "../context.ts";
 import { type ParsedPatch, parsePatch } from "../domain/patch.ts";
 import type { Env } from "../engine/env.ts";
 import { checkRevision, requireProposal } from "../engine/records.ts";
 import { conflict, failedPrecondition } from "../errors.ts";
 import { policyOf } from "../gates/check.ts";
-import { evaluationInput, gatherEvidence } from "../gates/evidence.ts";
+import { type DecisionEvidence, evaluationInput, gatherDecisionEvidence } from "../gates/evidence.ts";
 import { readPatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";
 import type { Args } from "../registry/index.ts";
+import type { Runtime } from "../runtime.ts";
+import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 import { mustBeOpen } from "./open.ts";
 
@@ -21,19 +25,28 @@ export interface ReviewInputs {
 	parsed: ParsedPatch | undefined;
 }
 
-export async function prepareReview(a: Args<"proposal.request_review">, env: Env): Promise<ReviewInputs> {
-	const p = await env.rt.store.withTransaction("read", (tx) => requireProposal(tx, a.proposal_id));
-	const policy = policyOf(env.rt);
+/** The policy review roles come from; one that does not load fails the request. */
+export function reviewPolicy(rt: Runtime): Policy {
+	const policy = policyOf(rt);
 	if (policy instanceof PolicyError)
 		throw failedPrecondition(policy.message, { file: policy.file, line: policy.line });
-	const text = readPatch(env.rt.root, p.patch_sha256);
-	let parsed: ParsedPatch | undefined;
+	return policy;
+}
+
+/** A stored patch, parsed; undefined when it is missing or does not parse. */
+export function parsedPatch(root: string, digest: string): ParsedPatch | undefined {
+	const text = readPatch(root, digest);
 	try {
-		parsed = text === undefined ? undefined : parsePatch(text);
+		return text === undefined ? undefined : parsePatch(text);
 	} catch {
-		parsed = undefined; // validate reports it; review roles then come from the recorded files
+		return undefined; // validate reports it; review roles then come from the recorded files
 	}
-	return { policy, patch_revision: p.patch_revision, parsed };
+}
+
+export async function prepareReview(a: Args<"proposal.request_review">, env: Env): Promise<ReviewInputs> {
+	const p = await env.rt.store.withTransaction("read", (tx) => requireProposal(tx, a.proposal_id));
+	const policy = reviewPolicy(env.rt);
+	return { policy, patch_revision: p.patch_revision, parsed: parsedPatch(env.rt.root, p.patch_sha256) };
 }
 
 export async function requestReview(
@@ -42,7 +55,26 @@ export async function requestReview(
 	env: Env,
 	inputs: ReviewInputs,
 ) {
-	const e = await gatherEvidence(tx, a.proposal_id, env.now);
+	const p = await requireProposal(tx, a.proposal_id);
+	const agents = await tx.agents.list();
+	const e = await gatherDecisionEvidence(tx, p, agents);
+	const { proposal, ...named } = await sendToReview(tx, env, e, a, inputs, agents);
+	return { proposal, proposal_resources: await tx.proposals.resources(proposal.id), ...named };
+}
+
+/**
+ * Names the review roles and reviewers of a proposal and moves it from pending to in_review (an
+ * in-review one stays as it is). The evidence (its proposal with it) and the agents are read in
+ * the same transaction.
+ */
+export async function sendToReview(
+	tx: Tx,
+	env: Env,
+	e: DecisionEvidence,
+	a: { expected_revision?: number },
+	inputs: ReviewInputs,
+	agents: readonly StoredAgent[],
+) {
 	let p = e.proposal;
 	checkRevision(p, a.expected_revision);
 	if (p.patch_revision !== inputs.patch_revision) {
@@ -53,9 +85,9 @@ export async function requestReview(
 	mustBeOpen(p, "sent to review");
 	const input = evaluationInput(e, inputs.parsed);
 	const roles = reviewRoles(inputs.policy, input);
-	const agents = (await tx.agents.list()).filter((ag) => ag.enabled && ag.id !== p.agent_id);
+	const candidates = agents.filter((ag) => ag.enabled && ag.id !== p.agent_id);
 	const reviewers = roles.flatMap((role) => {
-		const matching = agents.filter((ag) => ag.role.toLowerCase() === role.toLowerCase());
+		const matching = candidates.filter((ag) => ag.role.toLowerCase() === role.toLowerCase());
 		return matching.length > 0
 			? matching.map((ag) => ({
 					role,
@@ -65,7 +97,7 @@ export async function requestReview(
 			: [{ role, agent_id: null, adapter: null }];
 	});
 	if (p.status === "pending") {
-		p = await tx.proposals.setStatus(p.id, "in_review", null, env.now);
+		p = await tx.proposals.setStatusOf(p, "in_review", null, env.now);
 		await tx.events.append(
 			{
 				type: "proposal.review_requested",
@@ -85,7 +117,6 @@ export async function requestReview(
 	const policy: Evaluation = evaluate(inputs.policy, input);
 	return {
 		proposal: p,
-		proposal_resources: e.resources,
 		review_roles: roles,
 		reviewers,
 		policy,

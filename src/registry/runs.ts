@@ -4,6 +4,7 @@
 import { type } from "arktype";
 import { CONVERGENCE } from "../domain/convergence.ts";
 import { callerId, nonBlank, nonNegativeInt, positiveInt } from "../domain/scalars.ts";
+import { ERROR_CODES } from "../errors.ts";
 import { eventRecord, runRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 
@@ -66,6 +67,27 @@ export const runTools = [
 		args: () => runArg,
 		argDocs: { run_id: "The run ticked.", idempotency_key: "Schedules once on retry." },
 		output: () => type({ scheduled: positiveInt.or("null") }),
+		mutates: true,
+	}),
+	tool({
+		name: "chair.request_reviews",
+		family: "runs",
+		visibility: "internal",
+		title: "Request reviews of pending proposals",
+		description: "Send every pending proposal of the run to review, in one transaction.",
+		details:
+			"What `proposal.request_review` does, for every pending proposal of the run (or of no run, through its task) at once: the policy and each stored patch are read once, then each proposal goes `in_review` with a `proposal.review_requested` event. A proposal that cannot be sent (a poison record, a policy that does not load) is returned under `failed` with its error and changes nothing; the others still go.",
+		args: () => runArg,
+		argDocs: { run_id: "The run ticked.", idempotency_key: "Requests once on retry." },
+		output: () =>
+			type({
+				requested: "string[]",
+				failed: type({
+					proposal_id: "string",
+					code: type.enumerated(...ERROR_CODES),
+					message: "string",
+				}).array(),
+			}),
 		mutates: true,
 	}),
 	tool({

@@ -25,23 +25,22 @@ export async function assignOpenTasks(tx: Tx, env: Env, runId: string) {
 	// The first implementer after the last one served (ids sort, so a removed agent still has a place).
 	let next = implementers.findIndex((id) => last === undefined || byId(id, last) > 0);
 	if (next === -1) next = 0;
-	const assigned: { task_id: string; agent_id: string }[] = [];
-	for (const task of tasks) {
-		const agent = implementers[next % implementers.length] as string;
-		next++;
-		await tx.tasks.update(task.id, { assigned_agent_id: agent, status: "in_progress", run_id: runId }, now);
-		await tx.events.append(
-			{
-				type: "task.assigned",
-				actor_id: actorId(env.ctx),
-				run_id: runId,
-				task_id: task.id,
-				payload: { task_id: task.id, assigned_agent_id: agent },
-			},
-			now,
-		);
-		assigned.push({ task_id: task.id, agent_id: agent });
-	}
+	const assigned = tasks.map((task) => ({
+		task_id: task.id,
+		agent_id: implementers[next++ % implementers.length] as string,
+	}));
+	// The rows and their events without reading any back: the report says what was assigned.
+	await tx.tasks.assignAll(assigned, runId, now);
+	await tx.events.appendAll(
+		assigned.map((a) => ({
+			type: "task.assigned",
+			actor_id: actorId(env.ctx),
+			run_id: runId,
+			task_id: a.task_id,
+			payload: { task_id: a.task_id, assigned_agent_id: a.agent_id },
+		})),
+		now,
+	);
 	await tx.chairState.set(ASSIGN_CURSOR, assigned.at(-1)?.agent_id as string);
 	return { assigned };
 }

@@ -16,6 +16,7 @@ import { proposalQueries } from "./proposals.ts";
 import { resourceQueries } from "./resources.ts";
 import { reviewQueries } from "./reviews.ts";
 import { chairStateQueries, runQueries } from "./runs.ts";
+import { savepointQueries } from "./savepoints.ts";
 import { sessionQueries } from "./sessions.ts";
 import { taskQueries } from "./tasks.ts";
 import { testEvidenceQueries, testRunQueries } from "./test-runs.ts";
@@ -45,6 +46,7 @@ const makeTx = (c: Conn) => ({
 	idempotency: idempotencyQueries(c),
 	peers: peerQueries(c),
 	messages: messageQueries(c),
+	savepoints: savepointQueries(c),
 });
 
 export type Tx = ReturnType<typeof makeTx>;

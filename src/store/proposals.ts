@@ -117,6 +117,45 @@ export const proposalQueries = (c: Conn) => ({
 		return (await this.get(id)) as ProposalRecord;
 	},
 
+	/**
+	 * `setStatus` for a proposal read in this same transaction: the fields the change touches come
+	 * back from the update itself, the rest (its patch revision's) from `p`, so nothing is re-read.
+	 */
+	async setStatusOf(
+		p: ProposalRecord,
+		status: ProposalStatus,
+		reason: string | null,
+		now: string,
+	): Promise<ProposalRecord> {
+		const changed = c.get<Pick<ProposalRecord, "status" | "status_reason" | "revision" | "updated_at">>(
+			`UPDATE proposals SET status = ?, status_reason = ?, revision = revision + 1, updated_at = ? WHERE id = ?
+			 RETURNING status, status_reason, revision, updated_at`,
+			status,
+			reason,
+			now,
+			p.id,
+		);
+		if (!changed) throw new Error(`proposal ${p.id} is gone`);
+		return { ...p, ...changed };
+	},
+
+	/**
+	 * Of these proposals, the ones anything was recorded on: a vote, a test run, a human approval or
+	 * a security review. Nothing needs reading for the others' decision evidence: it is empty.
+	 */
+	async withVerdicts(ids: readonly string[]): Promise<Set<string>> {
+		if (ids.length === 0) return new Set();
+		const rows = c.all<{ id: string }>(
+			`SELECT i.value AS id FROM json_each(?) i
+			 WHERE EXISTS (SELECT 1 FROM votes WHERE proposal_id = i.value)
+			 OR EXISTS (SELECT 1 FROM test_runs WHERE proposal_id = i.value)
+			 OR EXISTS (SELECT 1 FROM human_approvals WHERE proposal_id = i.value)
+			 OR EXISTS (SELECT 1 FROM security_reviews WHERE proposal_id = i.value)`,
+			JSON.stringify(ids),
+		);
+		return new Set(rows.map((r) => r.id));
+	},
+
 	async revisions(id: string): Promise<PatchRevisionRecord[]> {
 		return c
 			.all<PatchRevisionRecord & { files: string }>(

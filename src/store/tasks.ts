@@ -72,6 +72,23 @@ export const taskQueries = (c: Conn) => ({
 		return toRecord(row);
 	},
 
+	/**
+	 * Each task to its agent, in_progress in the run (the Chair's assignment): what `update` does
+	 * to each, without reading the rows back.
+	 */
+	async assignAll(assignments: readonly { task_id: string; agent_id: string }[], runId: string, now: string) {
+		for (const a of assignments) {
+			c.run(
+				`UPDATE tasks SET assigned_agent_id = ?, status = 'in_progress', run_id = ?, revision = revision + 1,
+				 updated_at = ? WHERE id = ?`,
+				a.agent_id,
+				runId,
+				now,
+				a.task_id,
+			);
+		}
+	},
+
 	/** Tasks in priority, creation, id order after `from`, at most `limit`. */
 	async list(filter: TaskFilter, from: TaskPosition | undefined, limit: number): Promise<TaskRecord[]> {
 		const where: string[] = [];

@@ -1,6 +1,7 @@
 // run.open (the operator's), and the Chair's batch steps: chair.expire, .assign_tasks,
-// .schedule_turn, .report_error, run.converge and run.tick_failed. Each is one transaction however
-// many records it touches; the tick in src/chair/ calls them in order. The engine: src/runs/.
+// .schedule_turn, .request_reviews, .report_error, run.converge and run.tick_failed. Each commits
+// once however many records it touches; the tick in src/chair/ calls them in order. The engine:
+// src/runs/.
 import type { Env } from "../engine/env.ts";
 import type { Args } from "../registry/index.ts";
 import { assignOpenTasks } from "../runs/assign.ts";
@@ -8,6 +9,7 @@ import { convergeRun } from "../runs/converge.ts";
 import { expireLeases } from "../runs/expire.ts";
 import { recordTickFailure, reportStepError } from "../runs/failures.ts";
 import { openRun } from "../runs/open.ts";
+import { preparePendingReviews, requestPendingReviews } from "../runs/reviews.ts";
 import { scheduleNextTurn } from "../runs/schedule.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -20,6 +22,10 @@ export const assignTasks = (tx: Tx, a: Args<"chair.assign_tasks">, env: Env) =>
 
 export const scheduleTurn = (tx: Tx, a: Args<"chair.schedule_turn">, env: Env) =>
 	scheduleNextTurn(tx, env, a.run_id);
+
+export const prepareReviews = preparePendingReviews;
+
+export const requestReviews = requestPendingReviews;
 
 export const converge = (tx: Tx, a: Args<"run.converge">, env: Env) => convergeRun(tx, env, a.run_id);
 

@@ -293,6 +293,28 @@ describe("review requests for pending proposals", () => {
 		expect(await proposalStatus(p, gone.id)).toBe("in_review");
 	});
 
+	test("a policy that does not load fails each pending proposal alone, with its error; the rest of the tick goes on", async () => {
+		const p = await project();
+		await newTask(p, "T1", { run_id: "R1" });
+		const one = await propose(p, "T1", I1, "a.txt");
+		const two = await propose(p, "T1", I1, "b.txt");
+		writeFileSync(join(p.root, "POLICIES.ROUNDTABLE.md"), "```yaml\nrisk: [\n");
+		const turn = await request(p, "R1", I2);
+		const report = await chairTick(p, "R1");
+		expect(report.reviews_requested).toEqual([]);
+		expect(report.errors.map((e) => [e.step, e.subject])).toEqual([
+			["request_review", one.id],
+			["request_review", two.id],
+		]);
+		expect(report.scheduled).toBe(turn.request_event_id);
+		const reported = await events(p, { type: "chair.error" });
+		expect(reported.map((e) => [e.payload.subject, e.payload.code])).toEqual([
+			[one.id, "failed_precondition"],
+			[two.id, "failed_precondition"],
+		]);
+		expect(await proposalStatus(p, one.id)).toBe("pending");
+	});
+
 	test("a poison proposal neither stops the tick nor the others: reported every tick, one chair.error in all", async () => {
 		const p = await project();
 		await newTask(p, "T1", { run_id: "R1" });

@@ -93,6 +93,7 @@ const INTERNAL = [
 	"chair.expire",
 	"chair.assign_tasks",
 	"chair.schedule_turn",
+	"chair.request_reviews",
 	"chair.report_error",
 	"run.converge",
 	"run.tick_failed",

@@ -39,9 +39,12 @@ const ABORTS = [
 	"SQLITE_CANTOPEN",
 ];
 
-const abortsTransaction = (err: unknown) => {
+const abortsTransaction = (err: unknown): boolean => {
 	const code = String((err as { code?: unknown } | null)?.code ?? "");
-	return ABORTS.some((c) => code.startsWith(c));
+	if (ABORTS.some((c) => code.startsWith(c))) return true;
+	// A batch wraps what ended the transaction under one of its records (store/savepoints.ts).
+	const cause = (err as { cause?: unknown } | null)?.cause;
+	return cause !== undefined && cause !== err && abortsTransaction(cause);
 };
 
 /** Why a call whose own work succeeded still failed: the commit it shared did not happen. */

@@ -10,7 +10,8 @@ export interface IgnoreRule {
 	dirOnly: boolean;
 	/** No slash in the pattern: it is matched against the last segment of a path only. */
 	basename: boolean;
-	regex: RegExp;
+	/** Whether the pattern matches a (base)name; a literal or `*literal` needs no regular expression. */
+	test: (name: string) => boolean;
 }
 
 /** The rules of one ignore file, in file order. */
@@ -37,7 +38,7 @@ export function verdict(rules: IgnoreRule[], rel: string, isDir: boolean): boole
 		const rule = rules[i] as IgnoreRule;
 		if (rule.dirOnly && !isDir) continue;
 		if (rule.basename) name ??= rel.slice(rel.lastIndexOf("/") + 1);
-		if (rule.regex.test(rule.basename ? (name as string) : rel)) return !rule.negative;
+		if (rule.test(rule.basename ? (name as string) : rel)) return !rule.negative;
 	}
 	return undefined;
 }
@@ -76,7 +77,19 @@ function parseRule(line: string, ignoreCase: boolean): IgnoreRule | undefined {
 	}
 	// A pattern git can never match (an unclosed bracket, a trailing backslash) is left out.
 	if (source === undefined) return undefined;
-	return { negative, dirOnly, basename, regex: new RegExp(`^${source}$`, ignoreCase ? "i" : "") };
+	return { negative, dirOnly, basename, test: tester(pattern, source, ignoreCase) };
+}
+
+/** Most patterns are a name or `*.ext`: compared as strings, as git does (EXC_FLAG_ENDSWITH). */
+function tester(pattern: string, source: string, ignoreCase: boolean): (name: string) => boolean {
+	if (!ignoreCase) {
+		if (literalLength(pattern) === pattern.length) return (name) => name === pattern;
+		const rest = pattern.slice(1);
+		if (pattern.startsWith("*") && literalLength(rest) === rest.length && !rest.includes("/"))
+			return (name) => name.endsWith(rest) && !name.slice(0, -rest.length || undefined).includes("/");
+	}
+	const regex = new RegExp(`^${source}$`, ignoreCase ? "i" : "");
+	return (name) => regex.test(name);
 }
 
 /** How many leading characters hold no wildcard (dir.c: simple_length). */

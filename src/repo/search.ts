@@ -1,15 +1,17 @@
-// repo.search: a literal or a regular expression over the visible files, one match per line.
+// repo.search: a literal or a regular expression over the visible files, one match per line. The
+// files come from the in-process listing; each is opened through a DirectoryReader (one check per
+// directory), read into one reused buffer and scanned in its bytes where the query allows it
+// (scan.ts). Work is bounded by the match limit, the size cap per file and cancellation.
 import picomatch from "picomatch";
 import { invalidArgument, ToolError } from "../errors.ts";
 import { filesAt } from "./files.ts";
-import type { RepoGuard, RepoRel } from "./guard.ts";
-import { readText } from "./read.ts";
+import { DirectoryReader, type OpenedFile, type RepoGuard } from "./guard.ts";
+import { ReadBuffer } from "./read.ts";
+import { asciiScanner, type Match, type Scanner, textScanner } from "./scan.ts";
 
 /** Files larger than this are skipped, like binary ones. */
 const MAX_SEARCH_FILE_BYTES = 16 * 1024 * 1024;
 const YIELD_EVERY_MS = 20;
-/** A matching line longer than this is cut in the result (the match itself is still reported). */
-const MAX_LINE_CHARS = 1000;
 
 export interface SearchOptions {
 	query: string;
@@ -19,13 +21,6 @@ export interface SearchOptions {
 	globs: string[];
 	limit: number;
 	signal: AbortSignal;
-}
-
-export interface Match {
-	path: string;
-	line: number;
-	column: number;
-	content: string;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -42,59 +37,48 @@ function compile(o: SearchOptions): RegExp {
 	}
 }
 
-/** Appends the matches of one file, at most one per line, stopping after `room` of them. */
-function scan(text: string, pattern: RegExp, path: RepoRel, room: number, out: Match[]): void {
-	pattern.lastIndex = 0;
-	let line = 1;
-	let counted = 0; // text before this offset has been counted into `line`
-	let found = 0;
-	for (;;) {
-		const m = pattern.exec(text);
-		if (!m) return;
-		for (let i = text.indexOf("\n", counted); i !== -1 && i < m.index; i = text.indexOf("\n", i + 1)) line++;
-		counted = m.index;
-		const lineStart = text.lastIndexOf("\n", m.index - 1) + 1;
-		const newline = text.indexOf("\n", m.index);
-		const lineEnd = newline === -1 ? text.length : newline;
-		const content = text.slice(lineStart, lineEnd).replace(/\r$/, "");
-		out.push({
-			path,
-			line,
-			column: m.index - lineStart + 1,
-			content: content.length > MAX_LINE_CHARS ? `${content.slice(0, MAX_LINE_CHARS)}…` : content,
-		});
-		if (++found >= room || newline === -1) return;
-		// One match per line: go on from the next line.
-		pattern.lastIndex = newline + 1;
-		counted = newline;
-	}
+function scanner(o: SearchOptions): Scanner {
+	const pattern = compile(o); // a bad regular expression is refused before any file is listed
+	return (!o.regex && asciiScanner(o.query, o.caseSensitive)) || textScanner(pattern);
 }
 
 export async function searchRepo(
 	guard: RepoGuard,
 	o: SearchOptions,
 ): Promise<{ matches: Match[]; truncated: boolean; files_searched: number }> {
-	const pattern = compile(o);
-	const files = await filesAt(guard, o.path);
+	const scan = scanner(o);
+	const files = await filesAt(guard, o.path, o.signal);
 	const wanted = o.globs.length > 0 ? picomatch(o.globs, { dot: true }) : undefined;
+	const reader = new DirectoryReader(guard);
+	const buffer = new ReadBuffer();
 	const matches: Match[] = [];
 	let searched = 0;
 	let lastYield = performance.now();
-	for (const rel of files) {
-		// Reading is synchronous: yield now and then so other calls (and a cancellation) get through.
-		if (performance.now() - lastYield > YIELD_EVERY_MS) {
-			await new Promise((resolve) => setImmediate(resolve));
-			lastYield = performance.now();
+	try {
+		for (const rel of files) {
+			// Reading is synchronous: yield now and then so other calls (and a cancellation) get through.
+			if (performance.now() - lastYield > YIELD_EVERY_MS) {
+				await new Promise((resolve) => setImmediate(resolve));
+				lastYield = performance.now();
+			}
+			if (o.signal.aborted) throw new ToolError("cancelled", "repo.search was cancelled");
+			if (wanted && !wanted(rel)) continue;
+			let file: OpenedFile;
+			try {
+				file = reader.open(rel);
+			} catch {
+				continue; // gone, a symlink out of the repository, not a regular file, out of scope: skipped
+			}
+			const bytes = buffer.read(file, MAX_SEARCH_FILE_BYTES);
+			if (bytes === undefined) continue;
+			searched++;
+			// One more than the limit tells whether there were more.
+			scan(bytes, rel, o.limit + 1 - matches.length, matches);
+			if (matches.length > o.limit)
+				return { matches: matches.slice(0, o.limit), truncated: true, files_searched: searched };
 		}
-		if (o.signal.aborted) throw new ToolError("cancelled", "repo.search was cancelled");
-		if (wanted && !wanted(rel)) continue;
-		const text = readText(guard, rel, MAX_SEARCH_FILE_BYTES);
-		if (text === undefined) continue;
-		searched++;
-		// One more than the limit tells whether there were more.
-		scan(text, pattern, rel, o.limit + 1 - matches.length, matches);
-		if (matches.length > o.limit)
-			return { matches: matches.slice(0, o.limit), truncated: true, files_searched: searched };
+	} finally {
+		reader.close();
 	}
 	return { matches, truncated: false, files_searched: searched };
 }

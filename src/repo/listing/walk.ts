@@ -6,7 +6,7 @@ import { closeSync, type Dirent, constants as fs, fstatSync, openSync, readdirSy
 import { join } from "node:path";
 import { type IgnoreRule, parseIgnore, verdict } from "../../domain/gitignore.ts";
 import { ToolError } from "../../errors.ts";
-import { isHidden } from "../guard.ts";
+import { isHiddenName } from "../guard.ts";
 import { gitDirAt } from "./git-dir.ts";
 import type { TrackedPaths } from "./git-index.ts";
 
@@ -109,7 +109,7 @@ export async function walk(o: WalkOptions): Promise<string[]> {
 		const own = hasOwn ? ignoreFileIn(o.top, next.dir, o.ignoreCase) : undefined;
 		const files = own ? [...next.files, own] : next.files;
 		for (const entry of entries) {
-			if (isHidden(entry.name)) continue;
+			if (isHiddenName(entry.name)) continue;
 			const rel = joinRel(next.dir, entry.name);
 			if (entry.isDirectory()) {
 				if (!ignored(files, rel, true) && entersDirectory(o, rel)) pending.push({ dir: rel, files });

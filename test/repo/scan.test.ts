@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { asciiScanner, type Match, textScanner } from "../../src/repo/scan.ts";
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function both(
 	query: string,
@@ -18,7 +18,7 @@ function both(
 	const viaBytes: Match[] = [];
 	const viaText: Match[] = [];
 	scanner(bytes, "f", room, viaBytes);
-	textScanner(new RegExp(escape(query), `gm${caseSensitive ? "" : "i"}`))(bytes, "f", room, viaText);
+	textScanner(new RegExp(escapeRegExp(query), `gm${caseSensitive ? "" : "i"}`))(bytes, "f", room, viaText);
 	return { bytes: viaBytes, text: viaText };
 }
 

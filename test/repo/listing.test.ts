@@ -227,3 +227,86 @@ describe("the listing is git's", () => {
 		expect(await ours(root)).toEqual(gitListing(root));
 	});
 });
+
+describe("wildcards are read as git reads them", () => {
+	// Each pattern sits on its own line; each name is a file that some pattern might match.
+	const PATTERNS = [
+		"[a-]x",
+		"[]]y",
+		"[!]]z",
+		"[[:alpha:]][[:digit:]]",
+		"[[:bogus:]]w",
+		"[\\]]v",
+		"[z-a]u",
+		"[[:space:]]t",
+		"[!a-c]s",
+		"[^a-c]r",
+		"q[",
+		"p\\*",
+		"**/o/**/n",
+		"m/**",
+		"/l/*",
+		"k?",
+		"*.[ch]",
+		"***j",
+	];
+	const NAMES = [
+		"ax",
+		"-x",
+		"bx",
+		"]y",
+		"ay",
+		"az",
+		"]z",
+		"a1",
+		"11",
+		"aa",
+		"ww",
+		"[w",
+		"]v",
+		"\\v",
+		"zu",
+		"au",
+		" t",
+		"at",
+		"ds",
+		"as",
+		"dr",
+		"ar",
+		"q[",
+		"q",
+		"p*",
+		"pp",
+		"o/n",
+		"o/a/b/n",
+		"x/o/n",
+		"n",
+		"m/a",
+		"m/b/c",
+		"l/a",
+		"l/b/c",
+		"x/l/a",
+		"k1",
+		"k",
+		"k12",
+		"f.c",
+		"f.h",
+		"f.o",
+		"d/f.c",
+		"xj",
+		"j",
+	];
+
+	test("bracket expressions, classes, escapes and stars", async () => {
+		const root = tempDir("rt-wildcards-");
+		write(root, ".gitignore", `${PATTERNS.join("\n")}\n`);
+		for (const name of NAMES) write(root, `cases/${name}`, "x\n");
+		for (const name of NAMES) write(root, name, "x\n");
+		git(root, "init", "-q");
+		const expected = gitListing(root);
+		expect(await ours(root)).toEqual(expected);
+		// Git both ignores and keeps some of them, so the comparison means something.
+		expect(expected.length).toBeGreaterThan(10);
+		expect(expected.length).toBeLessThan(2 * NAMES.length);
+	});
+});

@@ -245,6 +245,8 @@ interface CheckedDirectory {
 export class DirectoryReader {
 	private readonly dirs = new Map<RepoRel, CheckedDirectory | ToolError>();
 	private readonly fds = procFd();
+	private lastRel: RepoRel | undefined;
+	private last: CheckedDirectory | ToolError | undefined;
 
 	constructor(private readonly guard: RepoGuard) {}
 
@@ -279,6 +281,15 @@ export class DirectoryReader {
 
 	/** The directory opened and checked, once per reader (while it stays among the open ones). */
 	private directory(rel: RepoRel): CheckedDirectory | ToolError {
+		// Sorted paths mostly stay in one directory: the last one is at hand without a lookup.
+		if (rel === this.lastRel && this.last !== undefined) return this.last;
+		const found = this.lookup(rel);
+		this.lastRel = rel;
+		this.last = found;
+		return found;
+	}
+
+	private lookup(rel: RepoRel): CheckedDirectory | ToolError {
 		const known = this.dirs.get(rel);
 		if (known !== undefined) {
 			// Most recently used last, so the oldest is the one let go.
@@ -319,5 +330,7 @@ export class DirectoryReader {
 	close(): void {
 		for (const entry of this.dirs.values()) if (!(entry instanceof ToolError)) closeSync(entry.fd);
 		this.dirs.clear();
+		this.last = undefined;
+		this.lastRel = undefined;
 	}
 }

@@ -20,6 +20,7 @@ import {
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { invalidArgument, notFound, ToolError } from "../errors.ts";
 import { DOT } from "../layout.ts";
+import { openAt } from "../os/openat.ts";
 
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;
@@ -236,8 +237,8 @@ interface CheckedDirectory {
 /**
  * Reads many files for one search, checking each directory once instead of each file. A directory
  * is opened, and its descriptor's real path (/proc/self/fd) must be inside the root and outside
- * .git/ and .roundtable/; its files are then opened through that descriptor
- * (/proc/self/fd/N/name, in effect openat), so a directory swapped for a symlink after its check
+ * .git/ and .roundtable/; its files are then opened through that descriptor (openat, or
+ * /proc/<pid>/fd/N/name where libc's is out of reach), so a directory swapped for a symlink after its check
  * leads nowhere new, and O_NOFOLLOW refuses a file that is itself a symlink: those go through
  * RepoGuard.open, which resolves and checks the whole path. Where /proc is missing every file does.
  * Call close() when done.
@@ -260,7 +261,7 @@ export class DirectoryReader {
 		guardHooks.beforeOpen?.(join(this.guard.root, rel));
 		let fd: number;
 		try {
-			fd = openSync(`${this.fds}/${dir.fd}/${name}`, OPEN_FLAGS);
+			fd = openAt ? openAt(dir.fd, name, OPEN_FLAGS) : openSync(`${this.fds}/${dir.fd}/${name}`, OPEN_FLAGS);
 		} catch (err) {
 			if ((err as NodeJS.ErrnoException).code === "ELOOP") return this.guard.open(rel); // a symlink
 			missing(err, rel, "path");

@@ -13,7 +13,7 @@ import { type Figure, fmt, median, readLine } from "./lib.ts";
 const MAIN = join(import.meta.dir, "..", "src/main.ts");
 const FILES = Number(process.env.BENCH_SEARCH_FILES ?? 20_000);
 const MATCHES = 200;
-const WINDOWS = Number(process.env.BENCH_SEARCH_WINDOWS ?? 7);
+const WINDOWS = Number(process.env.BENCH_SEARCH_WINDOWS ?? 15);
 /** Where the project goes; BENCH_DIR overrides. */
 const BASE = process.env.BENCH_DIR ?? tmpdir();
 const QUERY = "needle";

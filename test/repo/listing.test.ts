@@ -216,6 +216,16 @@ describe("the listing is git's", () => {
 		}
 	});
 
+	test("a linked worktree: its own index, the shared info/exclude", async () => {
+		const linked = join(tempDir("rt-worktree-"), "linked");
+		git(root, "worktree", "add", "-q", "--detach", linked);
+		write(linked, "untracked-here.txt", "only in the linked worktree\n");
+		write(linked, "also.key", "ignored by the shared info/exclude\n");
+		const expected = gitListing(linked);
+		expect(expected).toContain("untracked-here.txt");
+		expect(await ours(linked)).toEqual(expected);
+	});
+
 	test("changes between listings are seen: the index, an ignore file, the configuration", async () => {
 		write(root, "later.txt", "new\n");
 		expect(await ours(root)).toEqual(gitListing(root));

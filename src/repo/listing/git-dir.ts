@@ -26,9 +26,16 @@ function readSmall(path: string): string | undefined {
 	}
 }
 
+/** A worktree's repository directory names the shared one in its `commondir` file. */
+function commonDirOf(gitDir: string): string {
+	const common = readSmall(join(gitDir, "commondir"))?.trim();
+	return common ? resolve(gitDir, common) : gitDir;
+}
+
 /** setup.c: is_git_directory, without the environment overrides. */
 export function isGitDirectory(path: string): boolean {
-	if (!isDir(join(path, "objects")) || !isDir(join(path, "refs"))) return false;
+	const common = commonDirOf(path);
+	if (!isDir(join(common, "objects")) || !isDir(join(common, "refs"))) return false;
 	const head = readSmall(join(path, "HEAD"));
 	return head !== undefined && (head.startsWith("ref:") || /^[0-9a-f]{40}([0-9a-f]{24})?\s*$/.test(head));
 }
@@ -51,10 +58,8 @@ export function findRepo(root: string): GitRepo | undefined {
 	for (let dir = root; ; dir = dirname(dir)) {
 		const gitDir = gitDirAt(dir);
 		if (gitDir !== undefined) {
-			const common = readSmall(join(gitDir, "commondir"))?.trim();
-			const commonDir = common ? resolve(gitDir, common) : gitDir;
 			const prefix = relative(dir, root).split(sep).join("/");
-			return { top: dir, gitDir, commonDir, prefix };
+			return { top: dir, gitDir, commonDir: commonDirOf(gitDir), prefix };
 		}
 		if (dir === dirname(dir)) return undefined;
 	}

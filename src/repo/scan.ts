@@ -82,7 +82,8 @@ class FoldedFinder {
 	load(bytes: Buffer): void {
 		const n = bytes.length;
 		if (this.copy.length < n) {
-			this.copy = Buffer.from(new ArrayBuffer(Math.max(n, this.copy.length * 2)));
+			// A whole number of words, for the Uint32Array view.
+			this.copy = Buffer.from(new ArrayBuffer(Math.max(n + 3, this.copy.length * 2) & ~3));
 			this.copyWords = new Uint32Array(this.copy.buffer);
 		}
 		let words = 0;
@@ -151,4 +152,23 @@ export function asciiScanner(query: string, caseSensitive: boolean): Scanner | u
 			at = finder.find(newline + 1);
 		}
 	};
+}
+
+/** What a scanner is made from, as plain data (it crosses to the search's second thread). */
+export interface ScanSpec {
+	query: string;
+	/** Whether the query is a literal (not a regular expression). */
+	literal: boolean;
+	caseSensitive: boolean;
+	/** The regular expression the query compiled to (flags g and m, i unless case-sensitive). */
+	source: string;
+	flags: string;
+}
+
+/** The byte scanner where the query allows it, the text scanner otherwise. */
+export function scannerOf(spec: ScanSpec): Scanner {
+	return (
+		(spec.literal && asciiScanner(spec.query, spec.caseSensitive)) ||
+		textScanner(new RegExp(spec.source, spec.flags))
+	);
 }

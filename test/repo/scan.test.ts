@@ -74,6 +74,17 @@ describe("bytes and text agree", () => {
 		}
 	});
 
+	test("files of any length, growing the scanner's buffers more than once", () => {
+		const scanner = asciiScanner("needle", false);
+		for (const size of [65_537, 131_075, 300_001, 1_048_583]) {
+			const content = Buffer.alloc(size, "x");
+			content.write("\nNeedle\n", size - 9);
+			const found: Match[] = [];
+			scanner?.(content, "f", 10, found);
+			expect(found.map((m) => m.content)).toEqual(["Needle"]);
+		}
+	});
+
 	test("only an ASCII literal without a line break is scanned in bytes", () => {
 		expect(asciiScanner("café", false)).toBeUndefined();
 		expect(asciiScanner("a\nb", false)).toBeUndefined();

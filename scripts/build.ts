@@ -16,6 +16,8 @@ const build = Bun.spawnSync(
 		"--no-compile-autoload-dotenv",
 		"--no-compile-autoload-bunfig",
 		"src/main.ts",
+		// The search's second thread (src/repo/search-pool.ts), embedded as /$bunfs/root/repo/search-worker.js.
+		"src/repo/search-worker.ts",
 		"--outfile",
 		outfile,
 	],

@@ -26,6 +26,8 @@ try {
 			"--no-compile-autoload-dotenv",
 			"--no-compile-autoload-bunfig",
 			"src/main.ts",
+			// The search's second thread (src/repo/search-pool.ts), embedded as /$bunfs/root/repo/search-worker.js.
+			"src/repo/search-worker.ts",
 			"--outfile",
 			join(scratch, "roundtable"),
 		],

@@ -1,110 +1,86 @@
-// The repository's files as git sees them: tracked and untracked-but-not-ignored. Inside a work tree
-// `git ls-files` answers (fast and exact); elsewhere a walk applies every .gitignore on the way.
-// .git/ and .roundtable/ never appear, and directory symlinks are never entered.
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+// The repository's files as git sees them: what `git ls-files --cached --others --exclude-standard`
+// lists (tracked files, ignored or not, and untracked ones no ignore file excludes), read in
+// process from the index and a walk of the work tree, so that a search spawns nothing. Git itself
+// answers only where that reading would have to guess (listing/ask-git.ts). Outside a work tree the
+// walk applies every .gitignore on the way. .git/ and .roundtable/ never appear, and directory
+// symlinks are never entered.
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { parseIgnore } from "../domain/gitignore.ts";
 import { isHidden, type RepoGuard, type RepoRel } from "./guard.ts";
+import { AskGit, gitRelocated, lsFiles } from "./listing/ask-git.ts";
+import { gitSettings } from "./listing/git-config.ts";
+import { findRepo, type GitRepo } from "./listing/git-dir.ts";
+import { trackedPaths } from "./listing/git-index.ts";
+import { type IgnoreFile, walk } from "./listing/walk.ts";
 
-async function gitListing(root: string, under: RepoRel): Promise<RepoRel[] | undefined> {
-	let proc: ReturnType<typeof Bun.spawn>;
+/** An ignore file that applies to the whole work tree (core.excludesFile, info/exclude), if there is one. */
+function globalIgnoreFile(path: string, ignoreCase: boolean): IgnoreFile[] {
+	let text: string;
 	try {
-		proc = Bun.spawn(
-			[
-				"git",
-				"ls-files",
-				"-z",
-				"--cached",
-				"--others",
-				"--exclude-standard",
-				"--",
-				under === "" ? "." : `:(literal)${under}`,
-			],
-			{
-				cwd: root,
-				stdin: "ignore",
-				stdout: "pipe",
-				stderr: "ignore",
-				env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-			},
-		);
+		text = readFileSync(path, "utf8");
 	} catch {
-		return undefined; // no git on this machine
+		return [];
 	}
-	const [out, code] = await Promise.all([new Response(proc.stdout as ReadableStream).text(), proc.exited]);
-	if (code !== 0) return undefined; // not a work tree
-	// A nested repository shows up as "dir/": skip it like any directory.
-	return out.split("\0").filter((p) => p !== "" && !p.endsWith("/") && !isHidden(p));
+	return [{ base: "", rules: parseIgnore(text, ignoreCase) }];
 }
 
-interface Rules {
-	base: RepoRel;
-	ig: Ignore;
+/**
+ * The listing inside a repository: the index's paths, then the walk's untracked files; AskGit where
+ * git should answer instead. Exported for the test that holds it to git's own.
+ */
+export async function inRepository(repo: GitRepo, under: RepoRel, signal?: AbortSignal): Promise<RepoRel[]> {
+	const settings = await gitSettings(repo);
+	const tracked = trackedPaths(repo.gitDir, settings.hashBytes, settings.ignoreCase);
+	const start = [repo.prefix, under].filter((p) => p !== "").join("/");
+	const untracked = await walk({
+		top: repo.top,
+		start,
+		// Lowest precedence first: the user's file, then the repository's own.
+		global: [
+			...globalIgnoreFile(settings.excludesFile, settings.ignoreCase),
+			...globalIgnoreFile(join(repo.commonDir, "info", "exclude"), settings.ignoreCase),
+		],
+		ignoreCase: settings.ignoreCase,
+		tracked,
+		signal,
+	});
+	const below = `${start}/`;
+	const cached =
+		start === "" ? tracked.paths : tracked.paths.filter((p) => p === start || p.startsWith(below));
+	const topRelative = [...cached, ...untracked];
+	return repo.prefix === "" ? topRelative : topRelative.map((p) => p.slice(repo.prefix.length + 1));
 }
 
-function readRules(root: string, dir: RepoRel): Rules | undefined {
+const outsideGit = (root: string, under: RepoRel, signal?: AbortSignal) =>
+	walk({ top: root, start: under, global: [], ignoreCase: false, tracked: undefined, signal });
+
+async function listing(root: string, under: RepoRel, signal?: AbortSignal): Promise<RepoRel[]> {
+	if (gitRelocated()) return (await lsFiles(root, under)) ?? outsideGit(root, under, signal);
+	const repo = findRepo(root);
+	if (repo === undefined) return outsideGit(root, under, signal);
 	try {
-		const text = readFileSync(join(root, dir, ".gitignore"), "utf8");
-		return { base: dir, ig: ignore().add(text) };
-	} catch {
-		return undefined;
+		return await inRepository(repo, under, signal);
+	} catch (err) {
+		if (!(err instanceof AskGit)) throw err;
+		return (await lsFiles(root, under)) ?? outsideGit(root, under, signal);
 	}
-}
-
-function isIgnored(rules: Rules[], rel: RepoRel, isDir: boolean): boolean {
-	let ignored = false;
-	for (const r of rules) {
-		const sub = r.base === "" ? rel : rel.slice(r.base.length + 1);
-		const verdict = r.ig.test(isDir ? `${sub}/` : sub);
-		if (verdict.ignored) ignored = true;
-		else if (verdict.unignored) ignored = false;
-	}
-	return ignored;
-}
-
-function walkListing(root: string, under: RepoRel): RepoRel[] {
-	// The .gitignore files of every directory above `under` apply to it too.
-	const rules: Rules[] = [];
-	const parts = under === "" ? [] : under.split("/");
-	for (let i = 0; i < parts.length; i++) {
-		const found = readRules(root, parts.slice(0, i).join("/"));
-		if (found) rules.push(found);
-		if (isIgnored(rules, parts.slice(0, i + 1).join("/"), true)) return [];
-	}
-	const out: RepoRel[] = [];
-	const walk = (dir: RepoRel, inherited: Rules[]) => {
-		const own = readRules(root, dir);
-		const active = own ? [...inherited, own] : inherited;
-		let entries: Dirent[];
-		try {
-			entries = readdirSync(join(root, dir), { withFileTypes: true });
-		} catch {
-			return;
-		}
-		for (const entry of entries) {
-			const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
-			if (isHidden(entry.name)) continue;
-			const isDir = entry.isDirectory();
-			if (isIgnored(active, rel, isDir)) continue;
-			if (isDir) walk(rel, active);
-			else if (entry.isFile() || entry.isSymbolicLink()) out.push(rel);
-		}
-	};
-	walk(under, rules);
-	return out;
 }
 
 /** Every visible file at or below `under` (a repo-relative directory, "" for the root), sorted. */
-export async function listFiles(root: string, under: RepoRel = ""): Promise<RepoRel[]> {
-	const files = (await gitListing(root, under)) ?? walkListing(root, under);
-	return files.sort();
+export async function listFiles(root: string, under: RepoRel = "", signal?: AbortSignal): Promise<RepoRel[]> {
+	return (await listing(root, under, signal)).filter((p) => !isHidden(p)).sort();
 }
 
 /** The files a caller's `path` names: that file, the visible files under that directory, or (undefined) all. */
-export async function filesAt(guard: RepoGuard, path: string | undefined): Promise<RepoRel[]> {
-	if (path === undefined) return listFiles(guard.root);
+export async function filesAt(
+	guard: RepoGuard,
+	path: string | undefined,
+	signal?: AbortSignal,
+): Promise<RepoRel[]> {
+	if (path === undefined) return listFiles(guard.root, "", signal);
 	const { abs, rel } = guard.resolve(path);
-	return statSync(abs).isDirectory() ? listFiles(guard.root, rel) : [rel];
+	return statSync(abs).isDirectory() ? listFiles(guard.root, rel, signal) : [rel];
 }
 
 /** Git's own test: a NUL byte in the first 8000 bytes makes a file binary. */

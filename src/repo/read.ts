@@ -22,6 +22,36 @@ export function readAll(file: OpenedFile): Buffer {
 	}
 }
 
+/**
+ * One buffer reused for every file a search reads, grown as files need (up to the search's bound),
+ * instead of a new one per file.
+ */
+export class ReadBuffer {
+	private bytes = Buffer.allocUnsafe(64 * 1024);
+
+	/**
+	 * The content of an opened file, valid until the next read; undefined when it is larger than
+	 * `maxBytes` or binary (a NUL byte in its first 8000, as git decides). Closes the file.
+	 */
+	read(file: OpenedFile, maxBytes: number): Buffer | undefined {
+		try {
+			const size = file.stat.size;
+			if (size > maxBytes) return undefined;
+			if (size > this.bytes.length) this.bytes = Buffer.allocUnsafe(Math.max(size, this.bytes.length * 2));
+			let at = 0;
+			while (at < size) {
+				const n = readSync(file.fd, this.bytes, at, size - at, at);
+				if (n === 0) break; // the file shrank meanwhile
+				at += n;
+			}
+			const content = this.bytes.subarray(0, at);
+			return looksBinary(content) ? undefined : content;
+		} finally {
+			closeSync(file.fd);
+		}
+	}
+}
+
 /** A text file's content, or undefined when it is binary or larger than `maxBytes`. */
 export function readText(guard: RepoGuard, rel: string, maxBytes: number): string | undefined {
 	let file: OpenedFile;

@@ -1,15 +1,20 @@
-// repo.search: a literal or a regular expression over the visible files, one match per line.
+// repo.search: a literal or a regular expression over the visible files, one match per line. The
+// files come from the in-process listing; each is opened through a DirectoryReader (one check per
+// directory), read into one reused buffer and scanned in its bytes where the query allows it
+// (scan.ts). A large search shares its files, chunk by chunk, with a second thread
+// (search-pool.ts); the chunks are merged back in order (search-files.ts). Work is bounded by the
+// match limit, the size cap per file and cancellation.
 import picomatch from "picomatch";
 import { invalidArgument, ToolError } from "../errors.ts";
 import { filesAt } from "./files.ts";
-import type { RepoGuard, RepoRel } from "./guard.ts";
-import { readText } from "./read.ts";
+import { DirectoryReader, type RepoGuard } from "./guard.ts";
+import { ReadBuffer } from "./read.ts";
+import { type Match, type Scanner, type ScanSpec, scannerOf } from "./scan.ts";
+import { CHUNK_FILES, type Chunk, matchCount, NEXT, NOTHING, STOP, takeChunk } from "./search-files.ts";
+import { lend, searchTuning } from "./search-pool.ts";
+import type { WorkerResult } from "./search-worker.ts";
 
-/** Files larger than this are skipped, like binary ones. */
-const MAX_SEARCH_FILE_BYTES = 16 * 1024 * 1024;
 const YIELD_EVERY_MS = 20;
-/** A matching line longer than this is cut in the result (the match itself is still reported). */
-const MAX_LINE_CHARS = 1000;
 
 export interface SearchOptions {
 	query: string;
@@ -21,80 +26,120 @@ export interface SearchOptions {
 	signal: AbortSignal;
 }
 
-export interface Match {
-	path: string;
-	line: number;
-	column: number;
-	content: string;
+interface Found {
+	matches: Match[];
+	truncated: boolean;
+	files_searched: number;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const cancelled = () => new ToolError("cancelled", "repo.search was cancelled");
 
-function compile(o: SearchOptions): RegExp {
+/** The scanner's recipe; a bad regular expression is refused here, before any file is listed. */
+function specOf(o: SearchOptions): ScanSpec {
 	const flags = `gm${o.caseSensitive ? "" : "i"}`;
-	if (!o.regex) return new RegExp(escapeRegExp(o.query), flags);
+	const source = o.regex ? o.query : escapeRegExp(o.query);
 	try {
-		return new RegExp(o.query, flags);
+		new RegExp(source, flags);
 	} catch (err) {
 		throw invalidArgument(`argument 'query' is not a valid regular expression: ${(err as Error).message}`, {
 			field: "query",
 		});
 	}
+	return { query: o.query, literal: !o.regex, caseSensitive: o.caseSensitive, source, flags };
 }
 
-/** Appends the matches of one file, at most one per line, stopping after `room` of them. */
-function scan(text: string, pattern: RegExp, path: RepoRel, room: number, out: Match[]): void {
-	pattern.lastIndex = 0;
-	let line = 1;
-	let counted = 0; // text before this offset has been counted into `line`
-	let found = 0;
-	for (;;) {
-		const m = pattern.exec(text);
-		if (!m) return;
-		for (let i = text.indexOf("\n", counted); i !== -1 && i < m.index; i = text.indexOf("\n", i + 1)) line++;
-		counted = m.index;
-		const lineStart = text.lastIndexOf("\n", m.index - 1) + 1;
-		const newline = text.indexOf("\n", m.index);
-		const lineEnd = newline === -1 ? text.length : newline;
-		const content = text.slice(lineStart, lineEnd).replace(/\r$/, "");
-		out.push({
-			path,
-			line,
-			column: m.index - lineStart + 1,
-			content: content.length > MAX_LINE_CHARS ? `${content.slice(0, MAX_LINE_CHARS)}…` : content,
-		});
-		if (++found >= room || newline === -1) return;
-		// One match per line: go on from the next line.
-		pattern.lastIndex = newline + 1;
-		counted = newline;
-	}
-}
-
-export async function searchRepo(
-	guard: RepoGuard,
-	o: SearchOptions,
-): Promise<{ matches: Match[]; truncated: boolean; files_searched: number }> {
-	const pattern = compile(o);
-	const files = await filesAt(guard, o.path);
-	const wanted = o.globs.length > 0 ? picomatch(o.globs, { dot: true }) : undefined;
+/** The chunks in file order, as one thread reading every file in turn would have met them. */
+function merge(guard: RepoGuard, files: string[], chunks: Chunk[], limit: number): Found {
 	const matches: Match[] = [];
 	let searched = 0;
-	let lastYield = performance.now();
-	for (const rel of files) {
-		// Reading is synchronous: yield now and then so other calls (and a cancellation) get through.
-		if (performance.now() - lastYield > YIELD_EVERY_MS) {
-			await new Promise((resolve) => setImmediate(resolve));
-			lastYield = performance.now();
+	for (const chunk of chunks.sort((a, b) => a.index - b.index)) {
+		for (const [i, file] of chunk.files.entries()) {
+			if (file === null) continue;
+			// The second thread reads without the caller's read scope: it is applied here.
+			const real = file === NOTHING ? (files[chunk.index * CHUNK_FILES + i] as string) : file.real;
+			if (guard.refusal(real) !== undefined) continue;
+			searched++;
+			if (file === NOTHING) continue;
+			// One more than the limit tells whether there were more.
+			for (const m of file.matches.slice(0, limit + 1 - matches.length)) matches.push(m);
+			if (matches.length > limit)
+				return { matches: matches.slice(0, limit), truncated: true, files_searched: searched };
 		}
-		if (o.signal.aborted) throw new ToolError("cancelled", "repo.search was cancelled");
-		if (wanted && !wanted(rel)) continue;
-		const text = readText(guard, rel, MAX_SEARCH_FILE_BYTES);
-		if (text === undefined) continue;
-		searched++;
-		// One more than the limit tells whether there were more.
-		scan(text, pattern, rel, o.limit + 1 - matches.length, matches);
-		if (matches.length > o.limit)
-			return { matches: matches.slice(0, o.limit), truncated: true, files_searched: searched };
 	}
 	return { matches, truncated: false, files_searched: searched };
+}
+
+/** The second thread's chunks, or undefined when it failed; a cancellation does not wait for it. */
+function takeBack(theirs: Promise<WorkerResult>, signal: AbortSignal): Promise<WorkerResult | undefined> {
+	return new Promise((resolve, reject) => {
+		if (signal.aborted) return reject(cancelled());
+		const onAbort = () => reject(cancelled());
+		signal.addEventListener("abort", onAbort, { once: true });
+		theirs
+			.then(resolve, () => resolve(undefined))
+			.finally(() => signal.removeEventListener("abort", onAbort));
+	});
+}
+
+export async function searchRepo(guard: RepoGuard, o: SearchOptions): Promise<Found> {
+	const spec = specOf(o);
+	const listed = await filesAt(guard, o.path, o.signal);
+	const wanted = o.globs.length > 0 ? picomatch(o.globs, { dot: true }) : undefined;
+	const files = wanted ? listed.filter((rel) => wanted(rel)) : listed;
+	const room = o.limit + 1;
+	const shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+	const state = new Int32Array(shared);
+	const theirs =
+		files.length >= searchTuning.parallelFrom
+			? lend({ root: guard.root, files, spec, room, shared })
+			: undefined;
+	const scan: Scanner = scannerOf(spec);
+	const reader = new DirectoryReader(guard);
+	const buffer = new ReadBuffer();
+	const chunks: Chunk[] = [];
+	let found = 0;
+	let lastYield = performance.now();
+	try {
+		while (Atomics.load(state, STOP) === 0) {
+			// Reading is synchronous: yield now and then so other calls (and a cancellation) get through.
+			if (performance.now() - lastYield > YIELD_EVERY_MS) {
+				await new Promise((resolve) => setImmediate(resolve));
+				lastYield = performance.now();
+			}
+			if (o.signal.aborted) throw cancelled();
+			const chunk = takeChunk(files, state, room - found, reader, buffer, scan);
+			if (chunk === undefined) break;
+			chunks.push(chunk);
+			found += matchCount(chunk);
+			// Enough: the chunks taken so far hold the first `room` matches.
+			if (found >= room) Atomics.store(state, STOP, 1);
+		}
+		if (theirs) {
+			const back = await takeBack(theirs, o.signal);
+			if (back) chunks.push(...back);
+			else {
+				// The second thread failed, and its stop flag ended the loop above too: every chunk
+				// not read here is read now, in order, until the chunks read hold enough.
+				const byIndex = new Map(chunks.map((c) => [c.index, c]));
+				const own = new Int32Array(2);
+				let prefix = 0;
+				for (let index = 0; index * CHUNK_FILES < files.length && prefix < room; index++) {
+					if (o.signal.aborted) throw cancelled();
+					let chunk = byIndex.get(index);
+					if (chunk === undefined) {
+						own[NEXT] = index;
+						chunk = takeChunk(files, own, room, reader, buffer, scan) as Chunk;
+						chunks.push(chunk);
+						searchTuning.reread++;
+					}
+					prefix += matchCount(chunk);
+				}
+			}
+		}
+		return merge(guard, files, chunks, o.limit);
+	} finally {
+		Atomics.store(state, STOP, 1);
+		reader.close();
+	}
 }

@@ -132,6 +132,10 @@ describe("a path that changes between the check and the read", () => {
 });
 
 describe("searches never read outside either", () => {
+	afterEach(() => {
+		guardHooks.beforeOpen = undefined;
+	});
+
 	test("a whole-repository search skips links out of it and hidden folders", async () => {
 		const out = (await p.call("repo.search", { query: SECRET, limit: 5000 })) as {
 			matches: { path: string }[];
@@ -144,6 +148,55 @@ describe("searches never read outside either", () => {
 			const err = await p.fail("repo.search", { query: SECRET, path });
 			expect(err.code).toBe("permission_denied");
 		}
+	});
+
+	test("a directory swapped for a symlink to the outside before a search opens it is refused", async () => {
+		mkdirSync(join(root, "race-a"));
+		writeFileSync(join(root, "race-a", "secret.txt"), "harmless\n");
+		let swapped = false;
+		guardHooks.beforeOpen = (path) => {
+			if (swapped || path !== join(root, "race-a")) return;
+			swapped = true;
+			renameSync(join(root, "race-a"), join(root, "race-a-old"));
+			symlinkSync(join(outside, "dir"), join(root, "race-a"));
+		};
+		const found = (await p.call("repo.search", { query: SECRET, limit: 5000 })) as { matches: unknown[] };
+		expect(swapped).toBe(true);
+		expect(found.matches).toEqual([]);
+	});
+
+	test("a directory swapped after a search checked it leads nowhere new: its files come from the directory checked", async () => {
+		mkdirSync(join(root, "race-b"));
+		writeFileSync(join(root, "race-b", "secret.txt"), "harmless, the checked one\n");
+		let swapped = false;
+		guardHooks.beforeOpen = (path) => {
+			if (swapped || path !== join(root, "race-b", "secret.txt")) return;
+			swapped = true;
+			renameSync(join(root, "race-b"), join(root, "race-b-old"));
+			symlinkSync(join(outside, "dir"), join(root, "race-b"));
+		};
+		const found = (await p.call("repo.search", { query: "harmless, the checked one", limit: 5000 })) as {
+			matches: { path: string }[];
+		};
+		expect(swapped).toBe(true);
+		expect(found.matches.map((m) => m.path)).toEqual(["race-b/secret.txt"]);
+		const secret = (await p.call("repo.search", { query: SECRET, limit: 5000 })) as { matches: unknown[] };
+		expect(secret.matches).toEqual([]);
+	});
+
+	test("a file swapped for a symlink to the outside after its directory was checked is refused", async () => {
+		mkdirSync(join(root, "race-c"));
+		writeFileSync(join(root, "race-c", "secret.txt"), "harmless\n");
+		let swapped = false;
+		guardHooks.beforeOpen = (path) => {
+			if (swapped || path !== join(root, "race-c", "secret.txt")) return;
+			swapped = true;
+			rmSync(join(root, "race-c", "secret.txt"));
+			symlinkSync(join(outside, "secret.txt"), join(root, "race-c", "secret.txt"));
+		};
+		const found = (await p.call("repo.search", { query: SECRET, limit: 5000 })) as { matches: unknown[] };
+		expect(swapped).toBe(true);
+		expect(found.matches).toEqual([]);
 	});
 
 	test("a FIFO is refused at once instead of blocking the read", async () => {

@@ -1,7 +1,8 @@
 // The single source of truth for tools. MCP tools/list, tools.schema.json, the agent manifest,
 // `mcp inspect` and docs/tools.md are all derived from TOOLS; the dispatcher's switch mirrors it.
-import { type Type, type } from "arktype";
+
 import { positiveInt } from "../domain/scalars.ts";
+import { type Type, type } from "../vocabulary/arktype.ts";
 import { configTools } from "./config.ts";
 import { governanceTools } from "./governance.ts";
 import { memoryTools } from "./memory.ts";

@@ -1,5 +1,6 @@
 // Every process checks arguments with arktype jitless (src/vocabulary/arktype-mode.ts): the mode is
-// set before the first schema is built, and it is what arktype then does.
+// set before the first schema is built (src/vocabulary/arktype.ts, the one door to arktype, imports it
+// first; test/architecture.test.ts holds the door), and it is what arktype then does.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,9 +9,10 @@ import { findTool } from "../../src/registry/index.ts";
 import { validateArgs } from "../../src/registry/validate.ts";
 import { REPO } from "../_helpers/helpers.ts";
 
-test("src/main.ts sets the mode before it imports anything else", () => {
-	const imports = readFileSync(join(REPO, "src/main.ts"), "utf8").match(/^import .*$/gm) ?? [];
-	expect(imports[0]).toBe('import "./vocabulary/arktype-mode.ts";');
+test("src/vocabulary/arktype.ts sets the mode before it loads arktype", () => {
+	const text = readFileSync(join(REPO, "src/vocabulary/arktype.ts"), "utf8");
+	const imports = text.match(/^(?:import|export) .*$/gm) ?? [];
+	expect(imports[0]).toBe('import "./arktype-mode.ts";');
 });
 
 test("a schema built in the mode is walked, never compiled, and still refuses what it should", () => {

@@ -8,6 +8,7 @@ import type { Socket, UnixSocketListener } from "bun";
 import { type Caller, operatorContext } from "../context.ts";
 import { clip } from "../domain/did-you-mean.ts";
 import { asToolError, ToolError } from "../errors.ts";
+import { Deadlines } from "./deadlines.ts";
 import type { InFlight } from "./inflight.ts";
 
 export interface SocketOptions {
@@ -35,12 +36,16 @@ interface Conn {
 	phase: Phase;
 	/** Refused before reading: after the reply, read and drop what the client sends until it ends. */
 	linger: boolean;
-	chunks: Buffer[];
+	/** The request's first chunk: most requests arrive whole in one, and need no copy. */
+	first: Buffer | undefined;
+	/** Its later chunks, when it came in several. */
+	more: Buffer[] | undefined;
+	/** Bytes of the request line so far (its newline not counted). */
 	size: number;
-	abort: AbortController;
-	timer: Timer | undefined;
-	out: Buffer;
-	written: number;
+	/** Made when the call starts; aborted when the client goes away during it. */
+	abort: AbortController | undefined;
+	/** What is left to write of a reply the socket did not take whole. */
+	out: Buffer | undefined;
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -96,8 +101,6 @@ export async function preparePath(path: string, privateDir: boolean): Promise<vo
 	if (lstatSync(path).ino === stat.ino) unlinkSync(path);
 }
 
-const encode = (reply: object) => Buffer.from(`${JSON.stringify(reply)}\n`);
-
 function errorReply(err: ToolError): object {
 	return {
 		ok: false,
@@ -107,7 +110,11 @@ function errorReply(err: ToolError): object {
 	};
 }
 
-/** Parses the seed's envelope. Names are exact; other fields are ignored. */
+/**
+ * Parses the seed's envelope: a JSON object, with the surrounding ASCII whitespace the seed trims
+ * (JSON.parse skips exactly space, tab, CR and LF around a value). Names are exact; other fields are
+ * ignored.
+ */
 function parseEnvelope(line: Buffer): { tool: string; args: unknown } {
 	let text: string;
 	try {
@@ -135,85 +142,125 @@ function parseEnvelope(line: Buffer): { tool: string; args: unknown } {
 	return { tool, args: args ?? {} };
 }
 
-/** ASCII whitespace only, as the seed trims. */
-function trimAscii(buf: Buffer): Buffer {
-	let start = 0;
-	let end = buf.length;
-	const ws = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
-	while (start < end && ws(buf[start])) start++;
-	while (end > start && ws(buf[end - 1])) end--;
-	return buf.subarray(start, end);
+/** Nothing but ASCII whitespace (the seed's blank line: no request, no reply). */
+function isBlank(buf: Buffer): boolean {
+	for (const b of buf) if (b !== 0x20 && b !== 0x09 && b !== 0x0d && b !== 0x0a) return false;
+	return true;
 }
+
+/** How often connection deadlines are checked: they are met at most this late. */
+const granularity = (...deadlinesMs: number[]) => Math.min(1000, Math.max(10, Math.min(...deadlinesMs) / 4));
 
 export async function startSocket(call: Caller, options: SocketOptions): Promise<SocketServer> {
 	await preparePath(options.path, options.privateDir);
 	const open = new Set<Socket<Conn>>();
 	const lingering = new Set<Socket<Conn>>(); // refused over the cap, not counted in it
+	const deadlines = new Deadlines<Socket<Conn>>(
+		granularity(options.readDeadlineMs, options.writeDeadlineMs, LINGER_MS),
+		expired,
+	);
 
-	const setTimer = (s: Socket<Conn>, ms: number, onExpiry: () => void) => {
-		clearTimeout(s.data.timer);
-		s.data.timer = setTimeout(onExpiry, ms);
-	};
-
-	function flush(s: Socket<Conn>): void {
+	/** The deadline of the socket's phase passed: reading, writing, or lingering after a refusal. */
+	function expired(s: Socket<Conn>): void {
 		const c = s.data;
-		while (c.written < c.out.length) {
-			const n = s.write(c.out.subarray(c.written));
-			if (n <= 0) return; // the rest goes out on drain
-			c.written += n;
+		if (c.phase === "reading") {
+			reply(
+				s,
+				errorReply(
+					new ToolError("deadline_exceeded", `no complete request line within ${options.readDeadlineMs} ms`),
+				),
+			);
+		} else if (c.phase === "writing" || c.phase === "done") {
+			c.phase = "done";
+			s.terminate();
 		}
+	}
+
+	/** The reply is out: close, or for a refused client, stop sending and drop what it sends a while. */
+	function finish(s: Socket<Conn>): void {
+		const c = s.data;
 		c.phase = "done";
-		clearTimeout(c.timer);
+		c.out = undefined;
 		if (!c.linger) {
+			deadlines.clear(s);
 			s.end();
 			return;
 		}
 		s.shutdown(); // our side is done; the client's bytes are read and dropped until it ends
-		c.timer = setTimeout(() => s.terminate(), LINGER_MS);
+		deadlines.set(s, LINGER_MS);
+	}
+
+	/** Writes what is left of a large reply, as the socket drains. */
+	function flush(s: Socket<Conn>): void {
+		const c = s.data;
+		const out = c.out as Buffer;
+		const n = s.write(out);
+		if (n < 0) return; // closed meanwhile
+		if (n < out.length) {
+			c.out = out.subarray(n); // the rest goes out on drain
+			return;
+		}
+		finish(s);
 	}
 
 	function reply(s: Socket<Conn>, body: object): void {
 		const c = s.data;
 		if (c.phase === "done" || c.phase === "writing") return;
 		c.phase = "writing";
-		c.out = encode(body);
-		c.written = 0;
-		setTimer(s, options.writeDeadlineMs, () => {
-			c.phase = "done";
-			s.terminate();
-		});
-		flush(s);
+		const text = `${JSON.stringify(body)}\n`;
+		// Most replies go out whole in one write, straight from the string.
+		const n = s.write(text);
+		if (n < 0) return; // closed meanwhile
+		if (n >= text.length && n === Buffer.byteLength(text)) {
+			finish(s);
+			return;
+		}
+		c.out = Buffer.from(text).subarray(n);
+		deadlines.set(s, options.writeDeadlineMs);
 	}
 
-	async function handle(s: Socket<Conn>, line: Buffer): Promise<void> {
+	function handle(s: Socket<Conn>, line: Buffer): void {
 		const c = s.data;
-		clearTimeout(c.timer);
-		const request = trimAscii(line);
-		if (request.length === 0) {
+		deadlines.clear(s);
+		if (isBlank(line)) {
 			c.phase = "done";
 			s.end();
 			return;
 		}
 		c.phase = "calling";
+		let work: Promise<unknown>;
 		try {
-			const { tool, args } = parseEnvelope(request);
-			const ctx = operatorContext("socket", c.abort.signal);
-			const result = await options.inflight.track(call(tool, args, ctx));
-			reply(s, { ok: true, result });
+			const { tool, args } = parseEnvelope(line);
+			c.abort = new AbortController();
+			work = options.inflight.track(call(tool, args, operatorContext("socket", c.abort.signal)));
 		} catch (err) {
 			reply(s, errorReply(asToolError(err)));
+			return;
 		}
+		work.then(
+			(result) => reply(s, { ok: true, result }),
+			(err: unknown) => reply(s, errorReply(asToolError(err))),
+		);
 	}
+
+	/** The request line as received: the first chunk itself when it came whole. */
+	const lineOf = (c: Conn): Buffer =>
+		c.more === undefined ? (c.first ?? Buffer.alloc(0)) : Buffer.concat([c.first as Buffer, ...c.more]);
 
 	function take(s: Socket<Conn>, chunk: Buffer): void {
 		const c = s.data;
 		if (c.phase !== "reading") return; // only the first line counts
 		const newline = chunk.indexOf(0x0a);
-		const part = newline === -1 ? chunk : chunk.subarray(0, newline);
-		c.chunks.push(part);
-		c.size += part.length;
+		const length = newline === -1 ? chunk.length : newline;
+		// A newline that ends the chunk stays in it (JSON.parse skips it): no view to make.
+		const part = newline === -1 || newline === chunk.length - 1 ? chunk : chunk.subarray(0, newline);
+		if (c.first === undefined) c.first = part;
+		else if (c.more === undefined) c.more = [part];
+		else c.more.push(part);
+		c.size += length;
 		if (c.size > options.maxFrameBytes) {
-			c.chunks = [];
+			c.first = undefined;
+			c.more = undefined;
 			reply(
 				s,
 				errorReply(
@@ -222,7 +269,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 			);
 			return;
 		}
-		if (newline !== -1) void handle(s, Buffer.concat(c.chunks));
+		if (newline !== -1) handle(s, lineOf(c));
 	}
 
 	const previousUmask = process.umask(0o177); // the socket is born 0600
@@ -235,13 +282,12 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 				open(s) {
 					s.data = {
 						phase: "reading",
-						chunks: [],
-						size: 0,
-						abort: new AbortController(),
-						timer: undefined,
-						out: Buffer.alloc(0),
-						written: 0,
 						linger: false,
+						first: undefined,
+						more: undefined,
+						size: 0,
+						abort: undefined,
+						out: undefined,
 					};
 					if (open.size >= options.maxConnections) {
 						// At most as many lingering as served connections: beyond that, refused ones close at once.
@@ -258,18 +304,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 						return;
 					}
 					open.add(s);
-					setTimer(s, options.readDeadlineMs, () => {
-						if (s.data.phase !== "reading") return;
-						reply(
-							s,
-							errorReply(
-								new ToolError(
-									"deadline_exceeded",
-									`no complete request line within ${options.readDeadlineMs} ms`,
-								),
-							),
-						);
-					});
+					deadlines.set(s, options.readDeadlineMs);
 				},
 				data(s, chunk) {
 					take(s, chunk);
@@ -281,19 +316,19 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 					if (c.phase !== "reading") return;
 					if (c.size === 0) {
 						c.phase = "done";
-						clearTimeout(c.timer);
+						deadlines.clear(s);
 						s.end();
-					} else void handle(s, Buffer.concat(c.chunks));
+					} else handle(s, lineOf(c));
 				},
 				drain(s) {
-					if (s.data.phase === "writing") flush(s);
+					if (s.data.phase === "writing" && s.data.out) flush(s);
 				},
 				close(s) {
 					const c = s.data;
 					open.delete(s);
 					lingering.delete(s);
-					clearTimeout(c.timer);
-					if (c.phase === "calling") c.abort.abort(); // the client left: cancel its call
+					deadlines.clear(s);
+					if (c.phase === "calling") c.abort?.abort(); // the client left: cancel its call
 					c.phase = "done";
 				},
 				error() {},
@@ -313,6 +348,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 		},
 		close() {
 			for (const s of [...open, ...lingering]) s.terminate();
+			deadlines.stop();
 			listener.stop(true);
 			try {
 				if (lstatSync(options.path).ino === inode) unlinkSync(options.path);

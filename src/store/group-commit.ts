@@ -60,6 +60,9 @@ function sharedFailure(cause: unknown): Error {
 	);
 }
 
+/** What the queue waits for: that the call before settled, however. */
+const settled = () => undefined;
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class GroupCommit {
@@ -91,20 +94,29 @@ export class GroupCommit {
 
 	/** Runs `work` in a read transaction of its own, after any open group committed. */
 	read<T>(work: () => Promise<T>): Promise<T> {
-		const run = async () => {
+		// Plain callbacks, not an async function: a read is one SELECT or a few, and each promise
+		// layer around it cost more than its SQLite work.
+		const commit = (result: T) => {
+			this.s.commit.run();
+			return result;
+		};
+		const rollback = (err: unknown): never => {
+			if (this.db.inTransaction) this.s.rollback.run();
+			throw err;
+		};
+		const run = (): Promise<T> => {
 			this.commitGroup();
 			this.s.beginRead.run();
+			let done: Promise<T>;
 			try {
-				const result = await work();
-				this.s.commit.run();
-				return result;
+				done = work();
 			} catch (err) {
-				if (this.db.inTransaction) this.s.rollback.run();
-				throw err;
+				return Promise.reject(err).catch(rollback);
 			}
+			return done.then(commit, rollback);
 		};
 		const result = this.tail.then(run, run);
-		this.tail = result.catch(() => undefined);
+		this.tail = result.then(settled, settled);
 		return result;
 	}
 

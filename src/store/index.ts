@@ -137,15 +137,31 @@ class SqliteStore implements Store {
 	}
 
 	/** Runs `fn` over a fresh view of the families, live only until `fn` settles. */
-	private async inView<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+	private inView<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
 		const tx = new this.View();
 		this.conn.active = true;
-		try {
-			return await fn(tx);
-		} finally {
+		const end = () => {
 			tx.open = false;
 			this.conn.active = false;
+		};
+		let done: Promise<T>;
+		try {
+			done = fn(tx);
+		} catch (err) {
+			end();
+			return Promise.reject(err);
 		}
+		// Callbacks instead of an async function's frame: one promise less on every call's path.
+		return done.then(
+			(result) => {
+				end();
+				return result;
+			},
+			(err: unknown) => {
+				end();
+				throw err;
+			},
+		);
 	}
 
 	eventsCommitted(ms: number, signal?: AbortSignal): Promise<void> {

@@ -12,8 +12,8 @@ import { type Figure, fmt, median, readLine } from "./lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src/main.ts");
-const CALLS = Number(process.env.BENCH_READ_CALLS ?? 250);
-const WINDOWS = Number(process.env.BENCH_READ_WINDOWS ?? 41);
+const CALLS = Number(process.env.BENCH_READ_CALLS ?? 100);
+const WINDOWS = Number(process.env.BENCH_READ_WINDOWS ?? 201);
 
 async function window(socket: string, args: object, calls: number): Promise<number> {
 	const start = performance.now();

@@ -207,7 +207,13 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 		const c = s.data;
 		if (c.phase === "done" || c.phase === "writing") return;
 		c.phase = "writing";
-		const text = `${JSON.stringify(body)}\n`;
+		let text: string;
+		try {
+			text = `${JSON.stringify(body)}\n`;
+		} catch (err) {
+			// A result JSON cannot carry (a BigInt, a cycle) is the server's fault: say so, never hang.
+			text = `${JSON.stringify(errorReply(asToolError(err)))}\n`;
+		}
 		// Most replies go out whole in one write, straight from the string.
 		const n = s.write(text);
 		if (n < 0) return; // closed meanwhile

@@ -60,13 +60,15 @@ function sharedFailure(cause: unknown): Error {
 	);
 }
 
-/** What the queue waits for: that the call before settled, however. */
-const settled = () => undefined;
-
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class GroupCommit {
 	private tail: Promise<unknown> = Promise.resolve();
+	/** Reads and writes scheduled on `tail` and not yet settled. */
+	private queued = 0;
+	private readonly dequeue = (): void => {
+		this.queued--;
+	};
 	private group: Group | undefined;
 	/** Write calls queued behind the one running: while there are any, the group stays open. */
 	private waitingWrites = 0;
@@ -96,13 +98,17 @@ export class GroupCommit {
 	read<T>(work: () => Promise<T>): Promise<T> {
 		// Plain callbacks, not an async function: a read is one SELECT or a few, and each promise
 		// layer around it cost more than its SQLite work.
-		const commit = (result: T) => {
-			this.s.commit.run();
-			return result;
-		};
 		const rollback = (err: unknown): never => {
 			if (this.db.inTransaction) this.s.rollback.run();
 			throw err;
+		};
+		const commit = (result: T) => {
+			try {
+				this.s.commit.run();
+			} catch (err) {
+				rollback(err);
+			}
+			return result;
 		};
 		const run = (): Promise<T> => {
 			this.commitGroup();
@@ -115,8 +121,18 @@ export class GroupCommit {
 			}
 			return done.then(commit, rollback);
 		};
-		const result = this.tail.then(run, run);
-		this.tail = result.then(settled, settled);
+		// With nothing queued, no turn to wait for: the read starts now.
+		let result: Promise<T>;
+		if (this.queued > 0) result = this.tail.then(run, run);
+		else {
+			try {
+				result = run();
+			} catch (err) {
+				result = Promise.reject(err);
+			}
+		}
+		this.queued++;
+		this.tail = result.then(this.dequeue, this.dequeue);
 		return result;
 	}
 
@@ -132,7 +148,8 @@ export class GroupCommit {
 				this.waitingWrites--;
 				await this.member(work, resolve, reject);
 			};
-			this.tail = this.tail.then(run, run).catch(() => undefined);
+			this.queued++;
+			this.tail = this.tail.then(run, run).then(this.dequeue, this.dequeue);
 		});
 	}
 

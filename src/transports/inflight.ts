@@ -29,6 +29,16 @@ export class InFlight {
 		return work;
 	}
 
+	/** A call begins that its transport ends with end(): counted as track() counts, with no promise. */
+	begin(): void {
+		this.count++;
+		this.started++;
+	}
+
+	end(): void {
+		this.settle();
+	}
+
 	private readonly settle = (): void => {
 		this.count--;
 		if (this.count > 0) return;

@@ -234,18 +234,33 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 			return;
 		}
 		c.phase = "calling";
-		let work: Promise<unknown>;
+		let request: { tool: string; args: unknown };
 		try {
-			const { tool, args } = parseEnvelope(line);
-			c.abort = new AbortController();
-			work = options.inflight.track(call(tool, args, operatorContext("socket", c.abort.signal)));
+			request = parseEnvelope(line);
 		} catch (err) {
 			reply(s, errorReply(asToolError(err)));
 			return;
 		}
+		const { inflight } = options;
+		inflight.begin();
+		let work: Promise<unknown>;
+		try {
+			c.abort = new AbortController();
+			work = call(request.tool, request.args, operatorContext("socket", c.abort.signal));
+		} catch (err) {
+			inflight.end();
+			reply(s, errorReply(asToolError(err)));
+			return;
+		}
 		work.then(
-			(result) => reply(s, { ok: true, result }),
-			(err: unknown) => reply(s, errorReply(asToolError(err))),
+			(result) => {
+				inflight.end();
+				reply(s, { ok: true, result });
+			},
+			(err: unknown) => {
+				inflight.end();
+				reply(s, errorReply(asToolError(err)));
+			},
 		);
 	}
 

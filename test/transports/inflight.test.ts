@@ -41,6 +41,20 @@ describe("InFlight", () => {
 		expect(idle).toBe(1);
 	});
 
+	test("begin() and end() count a call as track() does, for a transport that sees its end itself", async () => {
+		const inflight = new InFlight();
+		let idle = 0;
+		inflight.onIdle(() => idle++);
+		inflight.begin();
+		inflight.begin();
+		const drained = inflight.drain(5000);
+		inflight.end();
+		expect(inflight.size).toBe(1);
+		inflight.end();
+		expect(await drained).toBe(true);
+		expect([inflight.size, inflight.calls, idle]).toEqual([0, 2, 1]);
+	});
+
 	test("drain gives up after its bound", async () => {
 		const inflight = new InFlight();
 		inflight.track(new Promise(() => {}));

@@ -94,25 +94,40 @@ export class GroupCommit {
 		};
 	}
 
-	/** Runs `work` in a read transaction of its own, after any open group committed. */
-	read<T>(work: () => Promise<T>): Promise<T> {
-		// Plain callbacks, not an async function: a read is one SELECT or a few, and each promise
-		// layer around it cost more than its SQLite work.
+	/**
+	 * Runs `work` in a read transaction of its own, after any open group committed; `ended` hears
+	 * that `work` settled, before the transaction ends.
+	 */
+	read<T>(work: () => Promise<T>, ended: () => void = () => {}): Promise<T> {
+		// Plain callbacks, not async functions, and no promise of the queue's own: a read is one
+		// SELECT or a few, and each promise layer around it cost more than its SQLite work.
+		const finish = () => {
+			ended();
+			this.queued--;
+		};
 		const rollback = (err: unknown): never => {
+			finish();
 			if (this.db.inTransaction) this.s.rollback.run();
 			throw err;
 		};
 		const commit = (result: T) => {
+			finish();
 			try {
 				this.s.commit.run();
 			} catch (err) {
-				rollback(err);
+				if (this.db.inTransaction) this.s.rollback.run();
+				throw err;
 			}
 			return result;
 		};
 		const run = (): Promise<T> => {
-			this.commitGroup();
-			this.s.beginRead.run();
+			try {
+				this.commitGroup();
+				this.s.beginRead.run();
+			} catch (err) {
+				this.queued--; // never began: nothing to end
+				return Promise.reject(err);
+			}
 			let done: Promise<T>;
 			try {
 				done = work();
@@ -122,17 +137,9 @@ export class GroupCommit {
 			return done.then(commit, rollback);
 		};
 		// With nothing queued, no turn to wait for: the read starts now.
-		let result: Promise<T>;
-		if (this.queued > 0) result = this.tail.then(run, run);
-		else {
-			try {
-				result = run();
-			} catch (err) {
-				result = Promise.reject(err);
-			}
-		}
-		this.queued++;
-		this.tail = result.then(this.dequeue, this.dequeue);
+		const result = this.queued++ > 0 ? this.tail.then(run, run) : run();
+		// Whoever comes next waits for this read to settle, however it settles.
+		this.tail = result;
 		return result;
 	}
 

@@ -1,45 +1,30 @@
-// The deadlines of many connections, kept by one timer instead of one per connection: arming and
-// clearing a timer for each short connection cost more than the rest of serving its request. A
-// deadline is met no earlier than set and at most `granularityMs` late; the timer runs only while
-// some deadline is set.
+// Connection deadlines met by one periodic sweep instead of a timer per connection: arming and
+// clearing a timer for each short connection cost more than the rest of serving its request, and a
+// map of deadlines cost nearly as much. Each connection carries its own deadline (a number); the
+// sweep walks the connections, meeting each deadline no earlier than it passes and at most a period
+// late, and runs only while there are connections to walk.
 
-export class Deadlines<T> {
-	/** When each item's deadline passes (performance.now() ms). */
-	private readonly due = new Map<T, number>();
+/** When a connection's current deadline passes, in performance.now() ms; NONE while it has none. */
+export const NONE = Number.POSITIVE_INFINITY;
+
+export class Sweep {
 	private timer: Timer | undefined;
 
+	/** `check` meets what passed by `now`; it answers whether any connection is left to watch. */
 	constructor(
-		private readonly granularityMs: number,
-		private readonly expired: (item: T) => void,
+		private readonly periodMs: number,
+		private readonly check: (now: number) => boolean,
 	) {}
 
-	/** Sets (or moves) the item's deadline to `ms` from now. */
-	set(item: T, ms: number): void {
-		this.due.set(item, performance.now() + ms);
-		this.timer ??= setInterval(() => this.check(), this.granularityMs);
+	/** Makes sure the sweep runs: a deadline was set. */
+	run(): void {
+		this.timer ??= setInterval(() => {
+			if (!this.check(performance.now())) this.stop();
+		}, this.periodMs);
 	}
 
-	clear(item: T): void {
-		this.due.delete(item);
-	}
-
-	/** Stops the timer; deadlines set later start it again. */
 	stop(): void {
-		this.due.clear();
 		clearInterval(this.timer);
 		this.timer = undefined;
-	}
-
-	private check(): void {
-		const now = performance.now();
-		for (const [item, at] of this.due) {
-			if (at > now) continue;
-			this.due.delete(item);
-			this.expired(item);
-		}
-		if (this.due.size === 0) {
-			clearInterval(this.timer);
-			this.timer = undefined;
-		}
 	}
 }

@@ -8,7 +8,7 @@ import type { Socket, UnixSocketListener } from "bun";
 import { type Caller, operatorContext } from "../context.ts";
 import { clip } from "../domain/did-you-mean.ts";
 import { asToolError, ToolError } from "../errors.ts";
-import { Deadlines } from "./deadlines.ts";
+import { NONE, Sweep } from "./deadlines.ts";
 import type { InFlight } from "./inflight.ts";
 
 export interface SocketOptions {
@@ -46,6 +46,8 @@ interface Conn {
 	abort: AbortController | undefined;
 	/** What is left to write of a reply the socket did not take whole. */
 	out: Buffer | undefined;
+	/** When the deadline of the current phase passes (reading, writing, lingering); NONE: none. */
+	deadline: number;
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -155,10 +157,21 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 	await preparePath(options.path, options.privateDir);
 	const open = new Set<Socket<Conn>>();
 	const lingering = new Set<Socket<Conn>>(); // refused over the cap, not counted in it
-	const deadlines = new Deadlines<Socket<Conn>>(
-		granularity(options.readDeadlineMs, options.writeDeadlineMs, LINGER_MS),
-		expired,
-	);
+	// Refused and not lingering, but its reply did not go out whole: it has a write deadline.
+	const refusedWriting = new Set<Socket<Conn>>();
+	const sweep = new Sweep(granularity(options.readDeadlineMs, options.writeDeadlineMs, LINGER_MS), (now) => {
+		for (const group of [open, lingering, refusedWriting])
+			for (const s of group) {
+				if (s.data.deadline > now) continue;
+				s.data.deadline = NONE;
+				expired(s);
+			}
+		return open.size + lingering.size + refusedWriting.size > 0;
+	});
+	const due = (s: Socket<Conn>, ms: number) => {
+		s.data.deadline = performance.now() + ms;
+		sweep.run();
+	};
 
 	/** The deadline of the socket's phase passed: reading, writing, or lingering after a refusal. */
 	function expired(s: Socket<Conn>): void {
@@ -182,12 +195,12 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 		c.phase = "done";
 		c.out = undefined;
 		if (!c.linger) {
-			deadlines.clear(s);
+			c.deadline = NONE;
 			s.end();
 			return;
 		}
 		s.shutdown(); // our side is done; the client's bytes are read and dropped until it ends
-		deadlines.set(s, LINGER_MS);
+		due(s, LINGER_MS);
 	}
 
 	/** Writes what is left of a large reply, as the socket drains. */
@@ -222,12 +235,13 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 			return;
 		}
 		c.out = Buffer.from(text).subarray(n);
-		deadlines.set(s, options.writeDeadlineMs);
+		if (!open.has(s) && !lingering.has(s)) refusedWriting.add(s);
+		due(s, options.writeDeadlineMs);
 	}
 
 	function handle(s: Socket<Conn>, line: Buffer): void {
 		const c = s.data;
-		deadlines.clear(s);
+		c.deadline = NONE;
 		if (isBlank(line)) {
 			c.phase = "done";
 			s.end();
@@ -309,6 +323,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 						size: 0,
 						abort: undefined,
 						out: undefined,
+						deadline: NONE,
 					};
 					if (open.size >= options.maxConnections) {
 						// At most as many lingering as served connections: beyond that, refused ones close at once.
@@ -325,7 +340,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 						return;
 					}
 					open.add(s);
-					deadlines.set(s, options.readDeadlineMs);
+					due(s, options.readDeadlineMs);
 				},
 				data(s, chunk) {
 					take(s, chunk);
@@ -337,7 +352,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 					if (c.phase !== "reading") return;
 					if (c.size === 0) {
 						c.phase = "done";
-						deadlines.clear(s);
+						c.deadline = NONE;
 						s.end();
 					} else handle(s, lineOf(c));
 				},
@@ -348,7 +363,8 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 					const c = s.data;
 					open.delete(s);
 					lingering.delete(s);
-					deadlines.clear(s);
+					refusedWriting.delete(s);
+					c.deadline = NONE;
 					if (c.phase === "calling") c.abort?.abort(); // the client left: cancel its call
 					c.phase = "done";
 				},
@@ -369,7 +385,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 		},
 		close() {
 			for (const s of [...open, ...lingering]) s.terminate();
-			deadlines.stop();
+			sweep.stop();
 			listener.stop(true);
 			try {
 				if (lstatSync(options.path).ino === inode) unlinkSync(options.path);

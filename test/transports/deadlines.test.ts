@@ -1,47 +1,48 @@
-// One timer for the deadlines of many connections (src/transports/deadlines.ts): each is met no
-// earlier than set and at most a granularity late; cleared or moved ones are not met early.
+// One sweep for the deadlines of many connections (src/transports/deadlines.ts): it runs while
+// there is something to watch, at its period, and stops by itself when nothing is left.
 import { describe, expect, test } from "bun:test";
-import { Deadlines } from "../../src/transports/deadlines.ts";
+import { NONE, Sweep } from "../../src/transports/deadlines.ts";
 
-const GRAIN = 20;
+const PERIOD = 20;
 
-describe("Deadlines", () => {
-	test("each deadline passes no earlier than set, and not much later", async () => {
-		const met = new Map<string, number>();
+describe("Sweep", () => {
+	test("meets each deadline no earlier than it passes and about a period late at most", async () => {
 		const t0 = performance.now();
-		const deadlines = new Deadlines<string>(GRAIN, (item) => met.set(item, performance.now() - t0));
-		deadlines.set("short", 50);
-		deadlines.set("long", 150);
+		const conns = [{ deadline: t0 + 50 }, { deadline: t0 + 150 }, { deadline: NONE }];
+		const met = new Map<number, number>();
+		const sweep = new Sweep(PERIOD, (now) => {
+			conns.forEach((c, i) => {
+				if (c.deadline > now) return;
+				c.deadline = NONE;
+				met.set(i, now - t0);
+			});
+			return true;
+		});
+		sweep.run();
+		sweep.run(); // running already: no second timer
 		await Bun.sleep(400);
-		expect(met.get("short")).toBeGreaterThanOrEqual(50);
-		expect(met.get("long")).toBeGreaterThanOrEqual(150);
-		// Late by at most the granularity, and whatever the machine adds to any timer.
-		expect(met.get("long") as number).toBeLessThan(150 + GRAIN + 200);
-		deadlines.stop();
+		sweep.stop();
+		expect(met.get(0)).toBeGreaterThanOrEqual(50);
+		expect(met.get(1)).toBeGreaterThanOrEqual(150);
+		// A period late at most, plus whatever the machine adds to any timer.
+		expect(met.get(1) as number).toBeLessThan(150 + PERIOD + 200);
+		expect(met.has(2)).toBe(false);
 	});
 
-	test("a cleared deadline never passes; a moved one passes at its new time", async () => {
-		const met: string[] = [];
-		const deadlines = new Deadlines<string>(GRAIN, (item) => met.push(item));
-		deadlines.set("cleared", 40);
-		deadlines.set("moved", 40);
-		deadlines.clear("cleared");
-		deadlines.set("moved", 200);
-		await Bun.sleep(120);
-		expect(met).toEqual([]);
-		await Bun.sleep(250);
-		expect(met).toEqual(["moved"]);
-		deadlines.stop();
-	});
-
-	test("stop() drops every deadline; one set afterwards runs again", async () => {
-		const met: string[] = [];
-		const deadlines = new Deadlines<string>(GRAIN, (item) => met.push(item));
-		deadlines.set("dropped", 30);
-		deadlines.stop();
-		deadlines.set("later", 30);
-		await Bun.sleep(200);
-		expect(met).toEqual(["later"]);
-		deadlines.stop();
+	test("stops when nothing is left to watch, and runs again when asked", async () => {
+		let checks = 0;
+		let watching = 2;
+		const sweep = new Sweep(PERIOD, () => {
+			checks++;
+			return --watching > 0;
+		});
+		sweep.run();
+		await Bun.sleep(PERIOD * 8);
+		expect(checks).toBe(2); // the second check found nothing left and stopped it
+		watching = 1;
+		sweep.run();
+		await Bun.sleep(PERIOD * 6);
+		expect(checks).toBe(3);
+		sweep.stop();
 	});
 });

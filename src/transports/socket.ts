@@ -37,9 +37,9 @@ interface Conn {
 	/** Refused before reading: after the reply, read and drop what the client sends until it ends. */
 	linger: boolean;
 	/** The request's first chunk: most requests arrive whole in one, and need no copy. */
-	first: Buffer | undefined;
+	first: Uint8Array | undefined;
 	/** Its later chunks, when it came in several. */
-	more: Buffer[] | undefined;
+	more: Uint8Array[] | undefined;
 	/** Bytes of the request line so far (its newline not counted). */
 	size: number;
 	/** Made when the call starts; aborted when the client goes away during it. */
@@ -117,7 +117,7 @@ function errorReply(err: ToolError): object {
  * (JSON.parse skips exactly space, tab, CR and LF around a value). Names are exact; other fields are
  * ignored.
  */
-function parseEnvelope(line: Buffer): { tool: string; args: unknown } {
+function parseEnvelope(line: Uint8Array): { tool: string; args: unknown } {
 	let text: string;
 	try {
 		text = STRICT_UTF8.decode(line);
@@ -145,7 +145,7 @@ function parseEnvelope(line: Buffer): { tool: string; args: unknown } {
 }
 
 /** Nothing but ASCII whitespace (the seed's blank line: no request, no reply). */
-function isBlank(buf: Buffer): boolean {
+function isBlank(buf: Uint8Array): boolean {
 	for (const b of buf) if (b !== 0x20 && b !== 0x09 && b !== 0x0d && b !== 0x0a) return false;
 	return true;
 }
@@ -239,7 +239,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 		due(s, options.writeDeadlineMs);
 	}
 
-	function handle(s: Socket<Conn>, line: Buffer): void {
+	function handle(s: Socket<Conn>, line: Uint8Array): void {
 		const c = s.data;
 		c.deadline = NONE;
 		if (isBlank(line)) {
@@ -279,10 +279,10 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 	}
 
 	/** The request line as received: the first chunk itself when it came whole. */
-	const lineOf = (c: Conn): Buffer =>
-		c.more === undefined ? (c.first ?? Buffer.alloc(0)) : Buffer.concat([c.first as Buffer, ...c.more]);
+	const lineOf = (c: Conn): Uint8Array =>
+		c.more === undefined ? (c.first ?? new Uint8Array(0)) : Buffer.concat([c.first as Uint8Array, ...c.more]);
 
-	function take(s: Socket<Conn>, chunk: Buffer): void {
+	function take(s: Socket<Conn>, chunk: Uint8Array): void {
 		const c = s.data;
 		if (c.phase !== "reading") return; // only the first line counts
 		const newline = chunk.indexOf(0x0a);
@@ -314,6 +314,8 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 			unix: options.path,
 			allowHalfOpen: true,
 			socket: {
+				// Plain bytes: what is read needs no Buffer methods, and a Buffer costs more per chunk.
+				binaryType: "uint8array",
 				open(s) {
 					s.data = {
 						phase: "reading",

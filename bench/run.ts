@@ -10,7 +10,9 @@ import * as dashboard from "./dashboard.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as launch from "./launch.bench.ts";
 import { type Figure, fmt, meets } from "./lib.ts";
+import * as memory from "./memory.bench.ts";
 import * as peers from "./peers.bench.ts";
+import * as read from "./read.bench.ts";
 import * as search from "./search.bench.ts";
 import * as symbols from "./symbols.bench.ts";
 import * as testrun from "./testrun.bench.ts";
@@ -33,6 +35,7 @@ const benches: Bench[] = [
 	watch,
 	peers,
 	transports,
+	read,
 	cli,
 	search,
 	symbols,
@@ -42,6 +45,7 @@ const benches: Bench[] = [
 	testrun,
 	launch,
 	dashboard,
+	memory,
 ];
 const figures: Figure[] = [];
 for (const bench of benches) {

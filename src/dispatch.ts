@@ -332,6 +332,9 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 			case "mutation":
 				return await runMutation(rt, tool, handler.run, args, env);
 			case "tx":
+				// A read that reads no repository files goes straight into its read transaction.
+				if (!tool.mutates && !handler.readsRepo)
+					return await rt.store.withTransaction("read", (tx) => handler.run(tx, args, env()));
 				return await locked(() => runInTransaction(rt, tool, handler.run, args, env));
 			case "prepared": {
 				const ready = await locked(() => handler.prepare(args, env()));

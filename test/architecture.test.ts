@@ -74,6 +74,16 @@ describe("the import graph of src/", () => {
 		expect(violations(graph, RULES)).toEqual([]);
 	});
 
+	test("reaches arktype only through vocabulary/arktype.ts, which sets arktype's mode first", () => {
+		const door = ["vocabulary/arktype.ts", "vocabulary/arktype-mode.ts"];
+		const around = [...graph]
+			.filter(
+				([file, { external }]) => !door.includes(file) && [...external].some((s) => /^arktype(\/|$)/.test(s)),
+			)
+			.map(([file]) => file);
+		expect(around).toEqual([]);
+	});
+
 	test("is read whole: every file, type-only imports included", () => {
 		expect(graph.size).toBeGreaterThan(150);
 		// engine/env.ts is imported by the families for types alone.

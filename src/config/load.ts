@@ -2,10 +2,10 @@
 // the file, the line and the dotted key, and suggests the nearest valid key for an unknown one.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type } from "arktype";
 import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
 import { problemText } from "../domain/scalars.ts";
 import { dotted, isPlainObject, type KeyPath as Path, readYaml } from "../domain/yaml-source.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { type AdapterConfig, type Config, defaultConfig, FIXED_ROLES } from "./defaults.ts";
 import { CONFIG_PATH } from "./paths.ts";
 import { configFileSchema } from "./schema.ts";

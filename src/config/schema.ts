@@ -1,7 +1,8 @@
 // The shape config.yaml may take. Every key is optional (defaults fill the rest) and unknown keys
 // are rejected; the loader reports unknown keys itself first, with a did-you-mean.
-import { type } from "arktype";
+
 import { nonBlank, nonNegativeInt, positiveInt } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 
 const role = type({ "+": "reject", "role?": nonBlank, "adapter?": nonBlank, "model?": nonBlank });
 

@@ -1,6 +1,6 @@
 // Scalar types shared by tool schemas and the config schema. Each carries a description, which
 // becomes both the JSON Schema description and the "must be …" part of a validation error.
-import { type } from "arktype";
+import { type } from "../vocabulary/arktype.ts";
 
 export const nonBlank = type(/\S/).describe("a non-empty string");
 

@@ -21,6 +21,7 @@ import { InFlight } from "../transports/inflight.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";
 import { VERSION } from "../version.ts";
 import { type Endpoints, serveSessionEndpoints } from "./endpoints.ts";
+import { collectWhenIdle } from "./idle-gc.ts";
 import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./presence.ts";
 import { type Reloader, startReloader } from "./reload.ts";
 
@@ -82,6 +83,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	let socket: SocketServer | undefined;
 	let http: HttpServer | undefined;
 	const inflight = new InFlight();
+	const collector = collectWhenIdle(inflight);
 	let coordinator: Coordinator | undefined;
 	let reloader: Reloader | undefined;
 	let endpoints: Endpoints | undefined;
@@ -169,6 +171,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			});
 			coordinator.start();
 		}
+		// Start-up's one-time work (migrations, recovery, config, schemas) leaves garbage and code behind.
+		collector.soon();
 		options.ready(
 			`roundtable ready: project=${root} http=${http?.url ?? "-"} socket=${socket.path} interval=${formatInterval(options.intervalMs)}`,
 		);
@@ -184,6 +188,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		socket?.stopAccepting();
 		if (!(await inflight.drain(DRAIN_MS)))
 			options.log("roundtable: calls still running after the drain timeout were cut off");
+		collector.stop();
 		await endpoints?.stop();
 		await http?.close();
 		socket?.close();

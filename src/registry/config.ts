@@ -1,7 +1,8 @@
 // The config family's tools (see FAMILIES in ./types.ts): what the owner's own upkeep records when
 // the config changes. Internal: init, start and the reload watcher call them as the system.
-import { type } from "arktype";
+
 import { nonBlank } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { eventRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 

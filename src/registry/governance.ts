@@ -1,5 +1,5 @@
-import { type } from "arktype";
 import { callerId, nonBlank } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { approvalRecord, findingRecord, securityReviewRecord } from "../vocabulary/records.ts";
 import { REVIEW_STATUSES } from "../vocabulary/statuses.ts";
 import { tool } from "./types.ts";

@@ -1,7 +1,8 @@
 // The single source of truth for tools. MCP tools/list, tools.schema.json, the agent manifest,
 // `mcp inspect` and docs/tools.md are all derived from TOOLS; the dispatcher's switch mirrors it.
-import { type Type, type } from "arktype";
+
 import { positiveInt } from "../domain/scalars.ts";
+import { type Type, type } from "../vocabulary/arktype.ts";
 import { configTools } from "./config.ts";
 import { governanceTools } from "./governance.ts";
 import { memoryTools } from "./memory.ts";
@@ -156,19 +157,37 @@ export const argNames = (t: Tool): string[] =>
 
 type JsonSchema = { properties?: Record<string, Record<string, unknown>>; [k: string]: unknown };
 
-const jsonCache = new WeakMap<Tool, { input: JsonSchema; output: JsonSchema }>();
-
-/** JSON Schema 2020-12 for a tool's input and output; argument docs become property descriptions. */
-export function jsonSchemas(t: Tool): { input: JsonSchema; output: JsonSchema } {
-	let cached = jsonCache.get(t);
-	if (!cached) {
-		const input = t.input.toJsonSchema() as JsonSchema;
-		for (const [key, prop] of Object.entries(input.properties ?? {})) {
-			const doc = t.argDocs[key];
-			if (doc) prop.description = doc;
-		}
-		cached = { input, output: t.output.toJsonSchema() as JsonSchema };
-		jsonCache.set(t, cached);
+/** JSON Schema 2020-12 for a tool's input and output, built from its arktype types. */
+export function buildJsonSchemas(t: Tool): { input: JsonSchema; output: JsonSchema } {
+	const input = t.input.toJsonSchema() as JsonSchema;
+	// Argument docs become property descriptions.
+	for (const [key, prop] of Object.entries(input.properties ?? {})) {
+		const doc = t.argDocs[key];
+		if (doc) prop.description = doc;
 	}
-	return cached;
+	return { input, output: t.output.toJsonSchema() as JsonSchema };
+}
+
+/** SCHEMAS_FILE's text: every tool's JSON Schemas, by name, in registry order. */
+export const schemasJson = (): string =>
+	`${JSON.stringify(Object.fromEntries(TOOLS.map((t) => [t.name, buildJsonSchemas(t)])), null, "\t")}\n`;
+
+/** Where `npm run docs` writes schemasJson(), beside this file. */
+export const SCHEMAS_FILE = "schemas.json";
+
+let generated: Record<string, { input: JsonSchema; output: JsonSchema }> | undefined;
+
+/**
+ * A tool's JSON Schemas (what buildJsonSchemas makes), read from the file `npm run docs` generates
+ * (a test fails while it is stale). Building them here instead would cost a process that lists the
+ * tools ~50 MB for as long as it runs: arktype keeps every node it ever built, and tools/list needs
+ * every tool's input schema, tools.schema.json every output record's too.
+ */
+export function jsonSchemas(t: Tool): { input: JsonSchema; output: JsonSchema } {
+	// A literal path, so `bun build --compile` embeds the file; loaded on first use only.
+	generated ??= require("./schemas.json") as NonNullable<typeof generated>;
+	const schemas = generated[t.name];
+	if (!schemas)
+		throw new Error(`src/registry/${SCHEMAS_FILE} has no ${t.name}: regenerate it with npm run docs`);
+	return schemas;
 }

@@ -1,5 +1,5 @@
 // The shapes message.inbox and agent.brief return: views over several records, not records of their own.
-import { type } from "arktype";
+import { type } from "../vocabulary/arktype.ts";
 import {
 	approvalRecord,
 	claimRecord,

@@ -1,8 +1,9 @@
 // Peers (SPEC §9): addressed questions with retained answers, messages and channels, promotion of a
 // message into proposed work, and the one-call briefing. Every tool's actor is `agent_id`: with a
 // capability it is the caller; without one the operator names an agent or acts as `operator`.
-import { type } from "arktype";
+
 import { callerId, nonBlank } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import {
 	decisionRecord,
 	messageRecord,

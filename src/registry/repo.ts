@@ -1,5 +1,5 @@
-import { type } from "arktype";
 import { nonBlank, positiveInt } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { DEPENDENCY_ECOSYSTEMS, SYMBOL_LANGUAGES } from "../vocabulary/statuses.ts";
 import { tool, WORKERS } from "./types.ts";
 

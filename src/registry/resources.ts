@@ -1,5 +1,5 @@
-import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { claimRecord, resourceRecord } from "../vocabulary/records.ts";
 import { CLAIM_STATUSES, CLAIM_TYPES, RESUME_POLICIES } from "../vocabulary/statuses.ts";
 import { tool, WORKERS } from "./types.ts";

@@ -1,10 +1,11 @@
 // The runs family's tools (see FAMILIES in ./types.ts): the operator opens runs; the Chair's tick
 // is a handful of internal batch calls, each one transaction, so a tick stays a few commits however
 // many records it touches.
-import { type } from "arktype";
+
 import { CONVERGENCE } from "../domain/convergence.ts";
 import { callerId, nonBlank, nonNegativeInt, positiveInt } from "../domain/scalars.ts";
 import { ERROR_CODES } from "../errors.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { eventRecord, runRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 

@@ -1,8 +1,9 @@
 // The sessions family's tools (see FAMILIES in ./types.ts): the operator's record of the external
 // agent sessions (Codex, Claude Code, …) and the operator's switch for each agent. Operator only:
 // the CLI's `sessions` and `agents` commands call them.
-import { type } from "arktype";
+
 import { callerId, nonBlank } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { eventRecord, sessionRecord, storedAgentRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 

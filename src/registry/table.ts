@@ -1,5 +1,5 @@
-import { type } from "arktype";
 import { callerId, nonNegativeInt, safeInt } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import {
 	agentRecord,
 	approvalRecord,

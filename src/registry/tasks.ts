@@ -1,5 +1,5 @@
-import { type } from "arktype";
 import { callerId, nonBlank, safeInt } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { taskRecord } from "../vocabulary/records.ts";
 import { RISKS, TASK_STATUSES } from "../vocabulary/statuses.ts";
 import { tool } from "./types.ts";

@@ -1,5 +1,5 @@
-import { type } from "arktype";
 import { callerId, nonBlank, nonNegativeInt } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { testEvidenceRecord, testRunRecord } from "../vocabulary/records.ts";
 import { TEST_OUTCOMES, TEST_RUN_STATUSES } from "../vocabulary/statuses.ts";
 import { tool } from "./types.ts";

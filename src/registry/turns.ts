@@ -1,5 +1,5 @@
-import { type } from "arktype";
 import { callerId, nonBlank, positiveInt } from "../domain/scalars.ts";
+import { type } from "../vocabulary/arktype.ts";
 import { eventRecord, turnRecord } from "../vocabulary/records.ts";
 import { tool } from "./types.ts";
 

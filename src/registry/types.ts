@@ -1,4 +1,4 @@
-import type { Type } from "arktype";
+import type { Type } from "../vocabulary/arktype.ts";
 
 export const FAMILIES = {
 	table: "the table: state and watch",

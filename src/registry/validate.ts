@@ -1,9 +1,10 @@
 // Argument validation for every transport: an object, no unknown keys (with a did-you-mean), then the
 // tool's schema. Every failure is `invalid_argument` naming the field.
-import { type ArkError, type } from "arktype";
+
 import { clip, didYouMean, ECHO_CHARS, quoted, suggestion } from "../domain/did-you-mean.ts";
 import { problemText } from "../domain/scalars.ts";
 import { invalidArgument } from "../errors.ts";
+import { type ArkError, type } from "../vocabulary/arktype.ts";
 import { argNames, jsonSchemas, type Tool } from "./index.ts";
 
 const dotted = (path: readonly PropertyKey[]) =>
@@ -20,8 +21,11 @@ const dotted = (path: readonly PropertyKey[]) =>
 export const MAX_ARG_DEPTH = 32;
 
 /** The first argument nested deeper than MAX_ARG_DEPTH, or undefined. */
-function tooDeep(args: object): string | undefined {
-	for (const [key, value] of Object.entries(args)) {
+function tooDeep(args: Record<string, unknown>): string | undefined {
+	for (const key in args) {
+		const value = args[key];
+		// A scalar, the usual argument, needs no walk.
+		if (typeof value !== "object" || value === null || !Object.hasOwn(args, key)) continue;
 		const stack: [unknown, number][] = [[value, 1]];
 		while (stack.length > 0) {
 			const [v, depth] = stack.pop() as [unknown, number];
@@ -60,8 +64,8 @@ export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> 
 		throw invalidArgument(`arguments to ${tool.name} must be a JSON object`);
 	}
 	const known = namesOf(tool);
-	for (const key of Object.keys(args)) {
-		if (!known.set.has(key)) {
+	for (const key in args) {
+		if (!known.set.has(key) && Object.hasOwn(args, key)) {
 			const near = didYouMean(key, known.list);
 			throw invalidArgument(`unknown argument ${quoted(key)}${suggestion(near)}`, {
 				field: clip(key),
@@ -69,7 +73,7 @@ export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> 
 			});
 		}
 	}
-	const deep = tooDeep(args);
+	const deep = tooDeep(args as Record<string, unknown>);
 	if (deep !== undefined) {
 		const field = clip(deep);
 		throw invalidArgument(`argument '${field}' is nested more than ${MAX_ARG_DEPTH} levels deep`, { field });

@@ -64,6 +64,11 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class GroupCommit {
 	private tail: Promise<unknown> = Promise.resolve();
+	/** Reads and writes scheduled on `tail` and not yet settled. */
+	private queued = 0;
+	private readonly dequeue = (): void => {
+		this.queued--;
+	};
 	private group: Group | undefined;
 	/** Write calls queued behind the one running: while there are any, the group stays open. */
 	private waitingWrites = 0;
@@ -89,22 +94,52 @@ export class GroupCommit {
 		};
 	}
 
-	/** Runs `work` in a read transaction of its own, after any open group committed. */
-	read<T>(work: () => Promise<T>): Promise<T> {
-		const run = async () => {
-			this.commitGroup();
-			this.s.beginRead.run();
+	/**
+	 * Runs `work` in a read transaction of its own, after any open group committed; `ended` hears
+	 * that `work` settled, before the transaction ends.
+	 */
+	read<T>(work: () => Promise<T>, ended: () => void = () => {}): Promise<T> {
+		// Plain callbacks, not async functions, and no promise of the queue's own: a read is one
+		// SELECT or a few, and each promise layer around it cost more than its SQLite work.
+		const finish = () => {
+			ended();
+			this.queued--;
+		};
+		const rollback = (err: unknown): never => {
+			finish();
+			if (this.db.inTransaction) this.s.rollback.run();
+			throw err;
+		};
+		const commit = (result: T) => {
+			finish();
 			try {
-				const result = await work();
 				this.s.commit.run();
-				return result;
 			} catch (err) {
 				if (this.db.inTransaction) this.s.rollback.run();
 				throw err;
 			}
+			return result;
 		};
-		const result = this.tail.then(run, run);
-		this.tail = result.catch(() => undefined);
+		const run = (): Promise<T> => {
+			try {
+				this.commitGroup();
+				this.s.beginRead.run();
+			} catch (err) {
+				this.queued--; // never began: nothing to end
+				return Promise.reject(err);
+			}
+			let done: Promise<T>;
+			try {
+				done = work();
+			} catch (err) {
+				return Promise.reject(err).catch(rollback);
+			}
+			return done.then(commit, rollback);
+		};
+		// With nothing queued, no turn to wait for: the read starts now.
+		const result = this.queued++ > 0 ? this.tail.then(run, run) : run();
+		// Whoever comes next waits for this read to settle, however it settles.
+		this.tail = result;
 		return result;
 	}
 
@@ -120,7 +155,8 @@ export class GroupCommit {
 				this.waitingWrites--;
 				await this.member(work, resolve, reject);
 			};
-			this.tail = this.tail.then(run, run).catch(() => undefined);
+			this.queued++;
+			this.tail = this.tail.then(run, run).then(this.dequeue, this.dequeue);
 		});
 	}
 

@@ -124,7 +124,17 @@ class SqliteStore implements Store {
 	}
 
 	withTransaction<T>(mode: TxMode, fn: (tx: Tx) => Promise<T>): Promise<T> {
-		if (mode === "read") return this.commits.read(() => this.inView(fn));
+		if (mode === "read") {
+			// The view closes when the read settles, in the read's own callbacks: no promise of its own.
+			let view: (TxView & Tx) | undefined;
+			return this.commits.read(
+				() => {
+					view = this.openView();
+					return fn(view);
+				},
+				() => this.closeView(view),
+			);
+		}
 		return this.commits.write(async () => {
 			this.conn.wroteEvents = false;
 			const result = await this.inView(fn);
@@ -136,15 +146,24 @@ class SqliteStore implements Store {
 		return this.commits.onCommit(observer);
 	}
 
-	/** Runs `fn` over a fresh view of the families, live only until `fn` settles. */
-	private async inView<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+	private openView(): TxView & Tx {
 		const tx = new this.View();
 		this.conn.active = true;
+		return tx;
+	}
+
+	private closeView(tx: TxView | undefined): void {
+		if (tx) tx.open = false;
+		this.conn.active = false;
+	}
+
+	/** Runs `fn` over a fresh view of the families, live only until `fn` settles. */
+	private async inView<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+		const tx = this.openView();
 		try {
 			return await fn(tx);
 		} finally {
-			tx.open = false;
-			this.conn.active = false;
+			this.closeView(tx);
 		}
 	}
 

@@ -63,9 +63,12 @@ const IDLE_CHECK_S = 4;
 const SESSION_IDLE_MS = 60 * 60 * 1000;
 
 // What a client that lost a stream can get back, bounded for the whole server however many
-// sessions are open (8 Mi characters is 8–16 MB). A larger event (a big tool result) is not kept:
-// resuming across it is refused, and the client must send its request again.
-const EVENT_LIMITS = { maxEvents: 4096, maxChars: 8 * 1024 * 1024, maxEventChars: 1024 * 1024 };
+// sessions are open (2 Mi characters is 2–4 MB, held for as long as the owner runs). A client that
+// was cut off comes back within a second or two (RETRY_MS), and this holds a minute or more of a
+// busy table (each call is two events, its priming and its result; 8 agents calling once a second
+// with results of a few KB). A larger event (a big tool result) is not kept: resuming across it is
+// refused, and the client must send its request again, as it must for an event already dropped.
+const EVENT_LIMITS = { maxEvents: 1024, maxChars: 2 * 1024 * 1024, maxEventChars: 1024 * 1024 };
 /** The `retry` (ms) each stream's priming event carries: how soon a cut-off client reconnects. */
 const RETRY_MS = 1000;
 

@@ -8,6 +8,7 @@ import type { Socket, UnixSocketListener } from "bun";
 import { type Caller, operatorContext } from "../context.ts";
 import { clip } from "../domain/did-you-mean.ts";
 import { asToolError, ToolError } from "../errors.ts";
+import { NONE, Sweep } from "./deadlines.ts";
 import type { InFlight } from "./inflight.ts";
 
 export interface SocketOptions {
@@ -35,12 +36,18 @@ interface Conn {
 	phase: Phase;
 	/** Refused before reading: after the reply, read and drop what the client sends until it ends. */
 	linger: boolean;
-	chunks: Buffer[];
+	/** The request's first chunk: most requests arrive whole in one, and need no copy. */
+	first: Uint8Array | undefined;
+	/** Its later chunks, when it came in several. */
+	more: Uint8Array[] | undefined;
+	/** Bytes of the request line so far (its newline not counted). */
 	size: number;
-	abort: AbortController;
-	timer: Timer | undefined;
-	out: Buffer;
-	written: number;
+	/** Made when the call starts; aborted when the client goes away during it. */
+	abort: AbortController | undefined;
+	/** What is left to write of a reply the socket did not take whole. */
+	out: Buffer | undefined;
+	/** When the deadline of the current phase passes (reading, writing, lingering); NONE: none. */
+	deadline: number;
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -96,8 +103,6 @@ export async function preparePath(path: string, privateDir: boolean): Promise<vo
 	if (lstatSync(path).ino === stat.ino) unlinkSync(path);
 }
 
-const encode = (reply: object) => Buffer.from(`${JSON.stringify(reply)}\n`);
-
 function errorReply(err: ToolError): object {
 	return {
 		ok: false,
@@ -107,8 +112,12 @@ function errorReply(err: ToolError): object {
 	};
 }
 
-/** Parses the seed's envelope. Names are exact; other fields are ignored. */
-function parseEnvelope(line: Buffer): { tool: string; args: unknown } {
+/**
+ * Parses the seed's envelope: a JSON object, with the surrounding ASCII whitespace the seed trims
+ * (JSON.parse skips exactly space, tab, CR and LF around a value). Names are exact; other fields are
+ * ignored.
+ */
+function parseEnvelope(line: Uint8Array): { tool: string; args: unknown } {
 	let text: string;
 	try {
 		text = STRICT_UTF8.decode(line);
@@ -135,85 +144,158 @@ function parseEnvelope(line: Buffer): { tool: string; args: unknown } {
 	return { tool, args: args ?? {} };
 }
 
-/** ASCII whitespace only, as the seed trims. */
-function trimAscii(buf: Buffer): Buffer {
-	let start = 0;
-	let end = buf.length;
-	const ws = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
-	while (start < end && ws(buf[start])) start++;
-	while (end > start && ws(buf[end - 1])) end--;
-	return buf.subarray(start, end);
+/** Nothing but ASCII whitespace (the seed's blank line: no request, no reply). */
+function isBlank(buf: Uint8Array): boolean {
+	for (const b of buf) if (b !== 0x20 && b !== 0x09 && b !== 0x0d && b !== 0x0a) return false;
+	return true;
 }
+
+/** How often connection deadlines are checked: they are met at most this late. */
+const granularity = (...deadlinesMs: number[]) => Math.min(1000, Math.max(10, Math.min(...deadlinesMs) / 4));
 
 export async function startSocket(call: Caller, options: SocketOptions): Promise<SocketServer> {
 	await preparePath(options.path, options.privateDir);
 	const open = new Set<Socket<Conn>>();
 	const lingering = new Set<Socket<Conn>>(); // refused over the cap, not counted in it
-
-	const setTimer = (s: Socket<Conn>, ms: number, onExpiry: () => void) => {
-		clearTimeout(s.data.timer);
-		s.data.timer = setTimeout(onExpiry, ms);
+	// Refused and not lingering, but its reply did not go out whole: it has a write deadline.
+	const refusedWriting = new Set<Socket<Conn>>();
+	const sweep = new Sweep(granularity(options.readDeadlineMs, options.writeDeadlineMs, LINGER_MS), (now) => {
+		for (const group of [open, lingering, refusedWriting])
+			for (const s of group) {
+				if (s.data.deadline > now) continue;
+				s.data.deadline = NONE;
+				expired(s);
+			}
+		return open.size + lingering.size + refusedWriting.size > 0;
+	});
+	const due = (s: Socket<Conn>, ms: number) => {
+		s.data.deadline = performance.now() + ms;
+		sweep.run();
 	};
 
-	function flush(s: Socket<Conn>): void {
+	/** The deadline of the socket's phase passed: reading, writing, or lingering after a refusal. */
+	function expired(s: Socket<Conn>): void {
 		const c = s.data;
-		while (c.written < c.out.length) {
-			const n = s.write(c.out.subarray(c.written));
-			if (n <= 0) return; // the rest goes out on drain
-			c.written += n;
+		if (c.phase === "reading") {
+			reply(
+				s,
+				errorReply(
+					new ToolError("deadline_exceeded", `no complete request line within ${options.readDeadlineMs} ms`),
+				),
+			);
+		} else if (c.phase === "writing" || c.phase === "done") {
+			c.phase = "done";
+			s.terminate();
 		}
+	}
+
+	/** The reply is out: close, or for a refused client, stop sending and drop what it sends a while. */
+	function finish(s: Socket<Conn>): void {
+		const c = s.data;
 		c.phase = "done";
-		clearTimeout(c.timer);
+		c.out = undefined;
 		if (!c.linger) {
+			c.deadline = NONE;
 			s.end();
 			return;
 		}
 		s.shutdown(); // our side is done; the client's bytes are read and dropped until it ends
-		c.timer = setTimeout(() => s.terminate(), LINGER_MS);
+		due(s, LINGER_MS);
+	}
+
+	/** Writes what is left of a large reply, as the socket drains. */
+	function flush(s: Socket<Conn>): void {
+		const c = s.data;
+		const out = c.out as Buffer;
+		const n = s.write(out);
+		if (n < 0) return; // closed meanwhile
+		if (n < out.length) {
+			c.out = out.subarray(n); // the rest goes out on drain
+			return;
+		}
+		finish(s);
 	}
 
 	function reply(s: Socket<Conn>, body: object): void {
 		const c = s.data;
 		if (c.phase === "done" || c.phase === "writing") return;
 		c.phase = "writing";
-		c.out = encode(body);
-		c.written = 0;
-		setTimer(s, options.writeDeadlineMs, () => {
-			c.phase = "done";
-			s.terminate();
-		});
-		flush(s);
+		let text: string;
+		try {
+			text = `${JSON.stringify(body)}\n`;
+		} catch (err) {
+			// A result JSON cannot carry (a BigInt, a cycle) is the server's fault: say so, never hang.
+			text = `${JSON.stringify(errorReply(asToolError(err)))}\n`;
+		}
+		// Most replies go out whole in one write, straight from the string.
+		const n = s.write(text);
+		if (n < 0) return; // closed meanwhile
+		if (n >= text.length && n === Buffer.byteLength(text)) {
+			finish(s);
+			return;
+		}
+		c.out = Buffer.from(text).subarray(n);
+		if (!open.has(s) && !lingering.has(s)) refusedWriting.add(s);
+		due(s, options.writeDeadlineMs);
 	}
 
-	async function handle(s: Socket<Conn>, line: Buffer): Promise<void> {
+	function handle(s: Socket<Conn>, line: Uint8Array): void {
 		const c = s.data;
-		clearTimeout(c.timer);
-		const request = trimAscii(line);
-		if (request.length === 0) {
+		c.deadline = NONE;
+		if (isBlank(line)) {
 			c.phase = "done";
 			s.end();
 			return;
 		}
 		c.phase = "calling";
+		let request: { tool: string; args: unknown };
 		try {
-			const { tool, args } = parseEnvelope(request);
-			const ctx = operatorContext("socket", c.abort.signal);
-			const result = await options.inflight.track(call(tool, args, ctx));
-			reply(s, { ok: true, result });
+			request = parseEnvelope(line);
 		} catch (err) {
 			reply(s, errorReply(asToolError(err)));
+			return;
 		}
+		const { inflight } = options;
+		inflight.begin();
+		let work: Promise<unknown>;
+		try {
+			c.abort = new AbortController();
+			work = call(request.tool, request.args, operatorContext("socket", c.abort.signal));
+		} catch (err) {
+			inflight.end();
+			reply(s, errorReply(asToolError(err)));
+			return;
+		}
+		work.then(
+			(result) => {
+				inflight.end();
+				reply(s, { ok: true, result });
+			},
+			(err: unknown) => {
+				inflight.end();
+				reply(s, errorReply(asToolError(err)));
+			},
+		);
 	}
 
-	function take(s: Socket<Conn>, chunk: Buffer): void {
+	/** The request line as received: the first chunk itself when it came whole. */
+	const lineOf = (c: Conn): Uint8Array =>
+		c.more === undefined ? (c.first ?? new Uint8Array(0)) : Buffer.concat([c.first as Uint8Array, ...c.more]);
+
+	function take(s: Socket<Conn>, chunk: Uint8Array): void {
 		const c = s.data;
 		if (c.phase !== "reading") return; // only the first line counts
 		const newline = chunk.indexOf(0x0a);
-		const part = newline === -1 ? chunk : chunk.subarray(0, newline);
-		c.chunks.push(part);
-		c.size += part.length;
+		const length = newline === -1 ? chunk.length : newline;
+		// A newline that ends the chunk stays in it (JSON.parse skips it): no view to make.
+		const part = newline === -1 || newline === chunk.length - 1 ? chunk : chunk.subarray(0, newline);
+		if (c.first === undefined) c.first = part;
+		else if (c.more === undefined) c.more = [part];
+		else c.more.push(part);
+		c.size += length;
 		if (c.size > options.maxFrameBytes) {
-			c.chunks = [];
+			c.first = undefined;
+			c.more = undefined;
 			reply(
 				s,
 				errorReply(
@@ -222,7 +304,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 			);
 			return;
 		}
-		if (newline !== -1) void handle(s, Buffer.concat(c.chunks));
+		if (newline !== -1) handle(s, lineOf(c));
 	}
 
 	const previousUmask = process.umask(0o177); // the socket is born 0600
@@ -232,16 +314,18 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 			unix: options.path,
 			allowHalfOpen: true,
 			socket: {
+				// Plain bytes: what is read needs no Buffer methods, and a Buffer costs more per chunk.
+				binaryType: "uint8array",
 				open(s) {
 					s.data = {
 						phase: "reading",
-						chunks: [],
-						size: 0,
-						abort: new AbortController(),
-						timer: undefined,
-						out: Buffer.alloc(0),
-						written: 0,
 						linger: false,
+						first: undefined,
+						more: undefined,
+						size: 0,
+						abort: undefined,
+						out: undefined,
+						deadline: NONE,
 					};
 					if (open.size >= options.maxConnections) {
 						// At most as many lingering as served connections: beyond that, refused ones close at once.
@@ -258,18 +342,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 						return;
 					}
 					open.add(s);
-					setTimer(s, options.readDeadlineMs, () => {
-						if (s.data.phase !== "reading") return;
-						reply(
-							s,
-							errorReply(
-								new ToolError(
-									"deadline_exceeded",
-									`no complete request line within ${options.readDeadlineMs} ms`,
-								),
-							),
-						);
-					});
+					due(s, options.readDeadlineMs);
 				},
 				data(s, chunk) {
 					take(s, chunk);
@@ -281,19 +354,20 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 					if (c.phase !== "reading") return;
 					if (c.size === 0) {
 						c.phase = "done";
-						clearTimeout(c.timer);
+						c.deadline = NONE;
 						s.end();
-					} else void handle(s, Buffer.concat(c.chunks));
+					} else handle(s, lineOf(c));
 				},
 				drain(s) {
-					if (s.data.phase === "writing") flush(s);
+					if (s.data.phase === "writing" && s.data.out) flush(s);
 				},
 				close(s) {
 					const c = s.data;
 					open.delete(s);
 					lingering.delete(s);
-					clearTimeout(c.timer);
-					if (c.phase === "calling") c.abort.abort(); // the client left: cancel its call
+					refusedWriting.delete(s);
+					c.deadline = NONE;
+					if (c.phase === "calling") c.abort?.abort(); // the client left: cancel its call
 					c.phase = "done";
 				},
 				error() {},
@@ -313,6 +387,7 @@ export async function startSocket(call: Caller, options: SocketOptions): Promise
 		},
 		close() {
 			for (const s of [...open, ...lingering]) s.terminate();
+			sweep.stop();
 			listener.stop(true);
 			try {
 				if (lstatSync(options.path).ino === inode) unlinkSync(options.path);

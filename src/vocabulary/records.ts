@@ -1,6 +1,6 @@
 // The records tools return. Their TypeScript types are inferred from these schemas, so the store,
 // the tools and the declared MCP output schemas cannot drift apart.
-import { type } from "arktype";
+import { type } from "./arktype.ts";
 import {
 	APPROVAL_STATUSES,
 	CLAIM_STATUSES,

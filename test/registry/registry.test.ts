@@ -6,7 +6,16 @@ import { join } from "node:path";
 import { route } from "../../src/dispatch.ts";
 import { toolsMarkdown } from "../../src/init/mcp-assets.ts";
 import { permissionsMarkdown } from "../../src/init/permissions-doc.ts";
-import { AGENT_TOOLS, argNames, jsonSchemas, TOOLS, type ToolName } from "../../src/registry/index.ts";
+import {
+	AGENT_TOOLS,
+	argNames,
+	buildJsonSchemas,
+	jsonSchemas,
+	SCHEMAS_FILE,
+	schemasJson,
+	TOOLS,
+	type ToolName,
+} from "../../src/registry/index.ts";
 import { ROLES } from "../../src/registry/types.ts";
 import { REPO } from "../_helpers/helpers.ts";
 
@@ -190,6 +199,12 @@ describe.each(TOOLS.map((t) => [t.name, t] as const))("%s", (_name, tool) => {
 
 test("docs/tools.md is current (regenerate with `npm run docs`)", () => {
 	expect(readFileSync(join(REPO, "docs/tools.md"), "utf8")).toBe(toolsMarkdown());
+});
+
+test("src/registry/schemas.json is current (regenerate with `npm run docs`)", () => {
+	expect(readFileSync(join(REPO, "src/registry", SCHEMAS_FILE), "utf8")).toBe(schemasJson());
+	// What processes read is what arktype builds.
+	for (const t of TOOLS) expect(jsonSchemas(t)).toEqual(buildJsonSchemas(t));
 });
 
 test("docs/permissions.md is current (regenerate with `npm run docs`)", () => {

@@ -146,6 +146,44 @@ describe("group commit in the store", () => {
 	});
 });
 
+describe("reads", () => {
+	test("with nothing queued a read starts at once; one that comes meanwhile waits until it ends", async () => {
+		using s = storeWithHook(); // a fresh store: nothing queued
+		const order: string[] = [];
+		const first = s.store.withTransaction("read", async (tx) => {
+			order.push("first starts");
+			const task = await tx.tasks.get("T-1");
+			await Promise.resolve(); // still inside its transaction
+			order.push("first ends");
+			return task;
+		});
+		// It ran up to its first await inside withTransaction, with no turn to wait for.
+		expect(order).toEqual(["first starts"]);
+		const second = s.store.withTransaction("read", async (tx) => {
+			order.push("second starts");
+			return tx.tasks.get("T-1");
+		});
+		const [a, b] = await Promise.all([first, second]);
+		expect(order).toEqual(["first starts", "first ends", "second starts"]);
+		expect([a, b]).toEqual([undefined, undefined]);
+	});
+
+	test("a read that throws is undone and the next one runs", async () => {
+		using s = storeWithHook();
+		const failed = s.store.withTransaction("read", async () => {
+			throw new Error("no");
+		});
+		await expect(failed).rejects.toThrow("no");
+		const thrownAtOnce = s.store.withTransaction("read", () => {
+			throw new Error("at once");
+		});
+		await expect(thrownAtOnce).rejects.toThrow("at once");
+		expect(await s.store.withTransaction("read", (tx) => tx.tasks.get("T-none"))).toBeUndefined();
+		await s.store.withTransaction("write", (tx) => insertTask(tx, "T-2"));
+		expect(s.eye.committed("T-2")).toBe(true);
+	});
+});
+
 describe("an error that breaks the transaction", () => {
 	/** A real database with a page cap: a big insert meets SQLITE_FULL, as a full disk would. */
 	function cappedDatabase() {

@@ -193,3 +193,47 @@ describe("a 16 MiB name", () => {
 		expect((reply.error as string).length).toBeLessThan(ECHO_CHARS + 64);
 	});
 });
+
+describe("per-connection state on a busy server", () => {
+	test("a stalled client is cut off at its read deadline while hundreds of others come and go", async () => {
+		const path = await serve({ readDeadlineMs: 400 });
+		const t0 = performance.now();
+		// A request never finished: the deadline sweep must still find it among the churn.
+		const stalled = new Promise<{ text: string; elapsed: number }>((resolve) => {
+			let text = "";
+			const c = connect(path, () => c.write('{"tool":"task.list"'));
+			c.setEncoding("utf8");
+			c.on("data", (d) => {
+				text += d;
+			});
+			c.on("close", () => resolve({ text, elapsed: performance.now() - t0 }));
+		});
+		let served = 0;
+		while (performance.now() - t0 < 600) {
+			const reply = oneLine(await netExchange(path, line({ tool: "task.list", args: { limit: 1 } })));
+			if (reply.ok) served++;
+		}
+		const { text, elapsed } = await stalled;
+		expect(served).toBeGreaterThan(20);
+		expect(JSON.parse(text)).toMatchObject({ ok: false, code: "deadline_exceeded" });
+		expect(elapsed).toBeGreaterThanOrEqual(400);
+		expect(elapsed).toBeLessThan(3000);
+	});
+
+	test("a result JSON cannot carry is answered with an internal error, and the connection closes", async () => {
+		const path = join(tempDir("rtl-"), "s.sock");
+		const server = await startSocket(async () => ({ count: 1n }), {
+			path,
+			privateDir: false,
+			maxFrameBytes: 1024,
+			readDeadlineMs: 10_000,
+			writeDeadlineMs: 10_000,
+			maxConnections: 4,
+			inflight: new InFlight(),
+		});
+		servers.push(server);
+		const reply = oneLine(await netExchange(path, line({ tool: "anything" })));
+		expect(reply).toMatchObject({ ok: false, code: "internal" });
+		expect(reply.error).toContain("BigInt");
+	});
+});

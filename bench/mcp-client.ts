@@ -1,0 +1,39 @@
+// A minimal Streamable HTTP MCP client for benches: one session, each request a POST whose answer
+// (JSON or an SSE stream) is read whole.
+export interface McpSession {
+	call(tool: string, args: object): Promise<void>;
+	list(): Promise<void>;
+}
+
+export async function mcpSession(url: string, bearer?: string): Promise<McpSession> {
+	const headers: Record<string, string> = {
+		"content-type": "application/json",
+		accept: "application/json, text/event-stream",
+		...(bearer && { authorization: `Bearer ${bearer}` }),
+	};
+	const post = async (body: object) => {
+		const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+		return { res, text: await res.text() };
+	};
+	const init = await post({
+		jsonrpc: "2.0",
+		id: 0,
+		method: "initialize",
+		params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+	});
+	const sid = init.res.headers.get("mcp-session-id");
+	if (!sid) throw new Error(`initialize failed: ${init.res.status} ${init.text.slice(0, 200)}`);
+	headers["mcp-session-id"] = sid;
+	headers["mcp-protocol-version"] = "2025-11-25";
+	await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+	let id = 1;
+	const request = async (method: string, params: object) => {
+		const { text } = await post({ jsonrpc: "2.0", id: id++, method, params });
+		if (!text.includes('"result"') || text.includes('"isError":true'))
+			throw new Error(`${method} failed: ${text.slice(0, 200)}`);
+	};
+	return {
+		call: (tool, args) => request("tools/call", { name: tool, arguments: args }),
+		list: () => request("tools/list", {}),
+	};
+}

@@ -1,0 +1,131 @@
+// The "memory" figure of issue 22: the owner's resident memory after a read burst over Streamable
+// HTTP, over the floor: a minimal MCP SDK HTTP server with one trivial tool (./sdk-floor.ts), after
+// the same burst. The owner serves a real project (a git repository of this project's own sources,
+// initialized). Each run starts both afresh; RSS is VmRSS from /proc/PID/status once the burst is
+// done and the process has been idle briefly. The figure is the ratio of the medians.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { callSocket } from "../src/transports/socket-client.ts";
+import { type Figure, fmt, median, readLine } from "./lib.ts";
+import { mcpSession } from "./mcp-client.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const MAIN = join(ROOT, "src/main.ts");
+const CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 2000);
+/** One tools/list after every LIST_EVERY tools/call. */
+const LIST_EVERY = 10;
+const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3);
+const SETTLE_MS = 1000;
+
+/** Resident memory of a process, in MB. */
+function rssMb(pid: number): number {
+	const status = readFileSync(`/proc/${pid}/status`, "utf8");
+	const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+	return kb / 1024;
+}
+
+/** A git repository holding this project's sources, initialized for Roundtable. */
+function realProject(): string {
+	const project = mkdtempSync(join(tmpdir(), "rt-bench-mem-"));
+	cpSync(join(ROOT, "src"), join(project, "src"), { recursive: true });
+	cpSync(join(ROOT, "package.json"), join(project, "package.json"));
+	const git = (...args: string[]) =>
+		Bun.spawnSync(["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], {
+			cwd: project,
+		});
+	git("init", "-q");
+	git("add", "-A");
+	git("commit", "-q", "-m", "sources");
+	Bun.spawnSync([process.execPath, MAIN, "init", "--root", project]);
+	const config = join(project, ".roundtable/config.yaml");
+	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
+	return project;
+}
+
+async function burst(url: string, args: object, bearer?: string): Promise<void> {
+	const session = await mcpSession(url, bearer);
+	for (let i = 1; i <= CALLS; i++) {
+		await session.call("task.get", args);
+		if (i % LIST_EVERY === 0) await session.list();
+	}
+}
+
+interface Sample {
+	idle: number;
+	after: number;
+}
+
+/** One run of the owner: start, one task, the burst, RSS. Returns the row task.get answers too. */
+async function ownerRun(project: string): Promise<Sample & { row: unknown }> {
+	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
+		stdout: "pipe",
+		stderr: "ignore",
+	});
+	try {
+		const ready = await readLine(owner.stdout);
+		const url = /http=(\S+)/.exec(ready)?.[1] as string;
+		const socket = /socket=(\S+)/.exec(ready)?.[1] as string;
+		const token = readFileSync(join(project, ".roundtable/operator.token"), "utf8").trim();
+		let task = await callSocket(socket, "task.list", { limit: 1 });
+		const listed = (task.result as { tasks: { id: string }[] }).tasks[0];
+		if (!listed)
+			task = await callSocket(socket, "task.create", { title: "a task to read", body_md: "a body" });
+		const id = listed?.id ?? (task.result as { task: { id: string } }).task.id;
+		const args = { task_id: id };
+		const row = (await callSocket(socket, "task.get", args)).result;
+		await Bun.sleep(SETTLE_MS);
+		const idle = rssMb(owner.pid);
+		await burst(url, args, token);
+		await Bun.sleep(SETTLE_MS);
+		return { idle, after: rssMb(owner.pid), row };
+	} finally {
+		owner.kill("SIGTERM");
+		await owner.exited;
+	}
+}
+
+async function floorRun(row: unknown): Promise<Sample> {
+	const floor = Bun.spawn([process.execPath, join(import.meta.dir, "sdk-floor.ts"), JSON.stringify(row)], {
+		stdout: "pipe",
+	});
+	try {
+		const url = /http=(\S+)/.exec(await readLine(floor.stdout))?.[1] as string;
+		await Bun.sleep(SETTLE_MS);
+		const idle = rssMb(floor.pid);
+		await burst(url, { task_id: "T-1" });
+		await Bun.sleep(SETTLE_MS);
+		return { idle, after: rssMb(floor.pid) };
+	} finally {
+		floor.kill("SIGTERM");
+		await floor.exited;
+	}
+}
+
+export async function run(): Promise<Figure> {
+	const project = realProject();
+	try {
+		const owners: Sample[] = [];
+		const floors: Sample[] = [];
+		for (let r = 0; r < RUNS; r++) {
+			const o = await ownerRun(project);
+			owners.push(o);
+			floors.push(await floorRun(o.row));
+		}
+		const mb = (xs: number[]) => `${xs.map((x) => fmt(x)).join(" ")}  median ${fmt(median(xs))} MB`;
+		const ratio = median(owners.map((o) => o.after)) / median(floors.map((f) => f.after));
+		console.log(
+			`memory: RSS after ${fmt(CALLS)} tools/call task.get + ${fmt(CALLS / LIST_EVERY)} tools/list over Streamable HTTP, ${RUNS} runs:`,
+		);
+		console.log(`  floor: minimal SDK server, idle    ${mb(floors.map((f) => f.idle))}`);
+		console.log(`  floor: minimal SDK server, after   ${mb(floors.map((f) => f.after))}`);
+		console.log(`  owner, idle                        ${mb(owners.map((o) => o.idle))}`);
+		console.log(`  owner, after                       ${mb(owners.map((o) => o.after))}`);
+		console.log(`  ratio after (medians)              ${fmt(ratio, 2)}`);
+		return { name: "memory", ratio, goal: { op: "≤", value: 1.5 } };
+	} finally {
+		rmSync(project, { recursive: true, force: true });
+	}
+}
+
+if (import.meta.main) await run();

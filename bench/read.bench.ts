@@ -1,0 +1,86 @@
+// The "socket read" figure of issue 22: task.get calls/s through a live owner's legacy socket, one
+// call per connection (as the seed's protocol does), over the floor: a bare Bun.listen NDJSON
+// server (./ndjson-floor.ts) answering the same one-call connections with the same row. Both run in
+// their own processes and are called by the same client. Short windows alternate floor and owner,
+// so a burst of load from elsewhere on the machine falls on both alike; the figure is the median of
+// the paired ratios.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { callSocket } from "../src/transports/socket-client.ts";
+import { type Figure, fmt, median, readLine } from "./lib.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const MAIN = join(ROOT, "src/main.ts");
+const CALLS = Number(process.env.BENCH_READ_CALLS ?? 100);
+const WINDOWS = Number(process.env.BENCH_READ_WINDOWS ?? 201);
+
+async function window(socket: string, args: object, calls: number): Promise<number> {
+	const start = performance.now();
+	for (let i = 0; i < calls; i++) {
+		const reply = await callSocket(socket, "task.get", args);
+		if (!reply.ok) throw new Error(`task.get failed: ${reply.error}`);
+	}
+	return calls / ((performance.now() - start) / 1000);
+}
+
+export async function run(): Promise<Figure> {
+	const project = mkdtempSync(join(tmpdir(), "rt-bench-read-"));
+	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
+	cli(["init"]);
+	const config = join(project, ".roundtable/config.yaml");
+	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
+	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
+		stdout: "pipe",
+		stderr: "ignore",
+	});
+	let floor: Bun.Subprocess<"ignore", "pipe", "inherit"> | undefined;
+	try {
+		const socket = /socket=(\S+)/.exec(await readLine(owner.stdout))?.[1] as string;
+		const created = await callSocket(socket, "task.create", {
+			title: "a task to read",
+			body_md: "a body of ordinary length for a task",
+		});
+		const args = { task_id: (created.result as { task: { id: string } }).task.id };
+		const row = await callSocket(socket, "task.get", args);
+		const floorSocket = join(project, "floor.sock");
+		floor = Bun.spawn(
+			[process.execPath, join(import.meta.dir, "ndjson-floor.ts"), floorSocket, JSON.stringify(row.result)],
+			{ stdout: "pipe" },
+		);
+		await readLine(floor.stdout);
+		await window(floorSocket, args, 200); // warm-up
+		await window(socket, args, 200);
+		const floors: number[] = [];
+		const owners: number[] = [];
+		const ratios: number[] = [];
+		for (let w = 0; w < WINDOWS; w++) {
+			const f = await window(floorSocket, args, CALLS);
+			const o = await window(socket, args, CALLS);
+			floors.push(f);
+			owners.push(o);
+			ratios.push(o / f);
+		}
+		const ratio = median(ratios);
+		const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+		const spread = (xs: number[], digits = 0) => {
+			const s = sorted(xs);
+			const at = (q: number) => fmt(s[Math.floor(q * (s.length - 1))] as number, digits);
+			return `min ${at(0)}  p25 ${at(0.25)}  median ${at(0.5)}  p75 ${at(0.75)}  max ${at(1)}`;
+		};
+		console.log(
+			`socket read: task.get, one call per connection, ${WINDOWS} window pairs of ${fmt(CALLS)} calls:`,
+		);
+		console.log(`  floor: bare Bun.listen NDJSON /s  ${spread(floors)}`);
+		console.log(`  owner socket task.get /s          ${spread(owners)}`);
+		console.log(`  ratio per pair                    ${spread(ratios, 2)}`);
+		return { name: "socket read", ratio, goal: { op: "≥", value: 0.7 } };
+	} finally {
+		floor?.kill("SIGTERM");
+		owner.kill("SIGTERM");
+		await Promise.all([owner.exited, floor?.exited]);
+		rmSync(project, { recursive: true, force: true });
+	}
+}
+
+if (import.meta.main) await run();

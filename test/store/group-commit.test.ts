@@ -121,7 +121,10 @@ describe("group commit in the store", () => {
 		expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
 		expect((outcomes[2] as PromiseRejectedResult).reason.message).toBe("c changed its mind");
 		expect(s.eye.ids()).toEqual(new Set(["T-a", "T-b", "T-d"]));
-		expect(s.commits).toEqual([{ calls: 3, visible: new Set(["T-a", "T-b", "T-d"]) }]);
+		// One commit unless the machine is so slow that the group met its 20 ms bound first.
+		expect(s.commits.reduce((n, c) => n + c.calls, 0)).toBe(3);
+		for (const c of s.commits) expect(c.visible.has("T-c")).toBe(false);
+		expect(s.commits.at(-1)?.visible).toEqual(new Set(["T-a", "T-b", "T-d"]));
 	});
 
 	test("a read queued between writes sees the writes before it, committed", async () => {

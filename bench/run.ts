@@ -26,8 +26,7 @@ type Bench = { run(): Promise<unknown> };
 const isFigure = (x: unknown): x is Figure =>
 	typeof x === "object" && x !== null && "ratio" in x && "goal" in x;
 
-console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
-const benches: Bench[] = [
+const benches: Record<string, Bench> = {
 	toollist,
 	dispatch,
 	write,
@@ -46,10 +45,23 @@ const benches: Bench[] = [
 	launch,
 	dashboard,
 	memory,
-];
+};
+/** Issue 22's figures come from these; `npm run bench -- figures` runs only them. */
+const FIGURES = ["write", "watch", "read", "cli", "search", "chair", "memory"];
+
+// `npm run bench -- NAME…` runs only the named benches.
+const asked = process.argv.slice(2).flatMap((a) => (a === "figures" ? FIGURES : [a]));
+const unknown = asked.filter((a) => !(a in benches));
+if (unknown.length > 0) {
+	console.error(`unknown bench ${unknown.join(", ")}; known: ${Object.keys(benches).join(", ")}, or figures`);
+	process.exit(2);
+}
+const chosen = asked.length > 0 ? asked : Object.keys(benches);
+
+console.log(`roundtable benchmarks — bun ${Bun.version}, ${process.platform}/${process.arch}\n`);
 const figures: Figure[] = [];
-for (const bench of benches) {
-	const got = await bench.run();
+for (const name of chosen) {
+	const got = await (benches[name] as Bench).run();
 	figures.push(...[got].flat().filter(isFigure));
 	console.log();
 }

@@ -4,11 +4,11 @@
 // is a real one (`roundtable init`, 200 tasks). Within a window the floor, the source and the
 // compiled binary take turns process by process, so a burst of load on this shared machine hits
 // them alike; each window gives medians, and the figure is the median window's ratio.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, median, readLine } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src", "main.ts");
@@ -57,16 +57,10 @@ function buildBinary(dir: string): string {
 export async function run(): Promise<Figure> {
 	const project = mkdtempSync(join(tmpdir(), "rt-bench-cli-"));
 	const scratch = mkdtempSync(join(tmpdir(), "rt-bench-cli-bin-"));
-	const init = Bun.spawnSync([process.execPath, MAIN, "init", "--root", project]);
-	if (init.exitCode !== 0) throw new Error(`init failed: ${init.stderr.toString()}`);
-	const config = join(project, ".roundtable", "config.yaml");
-	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
-		stdout: "pipe",
-		stderr: "ignore",
-	});
+	initOnAnyPort(project);
+	const owner = await startOwner(project);
 	try {
-		const socket = /socket=(\S+)/.exec(await readLine(owner.stdout))?.[1] as string;
+		const { socket } = owner;
 		for (let i = 0; i < TASKS; i++) {
 			const reply = await callSocket(socket, "task.create", { title: `task ${i}`, body_md: "x" });
 			if (!reply.ok) throw new Error(`task.create failed: ${reply.error}`);
@@ -106,8 +100,7 @@ export async function run(): Promise<Figure> {
 		console.log(`  ratio per window, binary           ${per(ratios(binaries))}`);
 		return { name: "one-shot CLI", ratio, goal: { op: "≤", value: 2.5 } };
 	} finally {
-		owner.kill("SIGTERM");
-		await owner.exited;
+		await owner.stop();
 		rmSync(project, { recursive: true, force: true });
 		rmSync(scratch, { recursive: true, force: true });
 	}

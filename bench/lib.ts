@@ -1,5 +1,5 @@
 // Small helpers for benchmarks: a fresh project and timing.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { operatorContext } from "../src/context.ts";
@@ -62,3 +62,38 @@ export async function readLine(stream: ReadableStream<Uint8Array>): Promise<stri
 export type Figure = { name: string; ratio: number; goal: { op: "≥" | "≤"; value: number } };
 
 export const meets = (f: Figure) => (f.goal.op === "≥" ? f.ratio >= f.goal.value : f.ratio <= f.goal.value);
+
+const MAIN = join(import.meta.dir, "..", "src", "main.ts");
+
+/** `roundtable init` in `project`, as a user runs it, with HTTP on any free port (benches run side by side). */
+export function initOnAnyPort(project: string): void {
+	const init = Bun.spawnSync([process.execPath, MAIN, "init", "--root", project]);
+	if (init.exitCode !== 0) throw new Error(`roundtable init failed: ${init.stderr.toString()}`);
+	const config = join(project, ".roundtable", "config.yaml");
+	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
+}
+
+/** `roundtable start` in `project`, in its own process: the owner and what its ready line names. */
+export async function startOwner(project: string) {
+	const proc = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
+		stdout: "pipe",
+		stderr: "ignore",
+	});
+	const ready = await readLine(proc.stdout);
+	const named = (key: string) => new RegExp(`${key}=(\\S+)`).exec(ready)?.[1];
+	const socket = named("socket");
+	const url = named("http");
+	if (socket === undefined || url === undefined) {
+		proc.kill("SIGTERM");
+		throw new Error(`the owner did not start: ${ready || "(no ready line)"}`);
+	}
+	return {
+		pid: proc.pid,
+		socket,
+		url,
+		async stop(): Promise<void> {
+			proc.kill("SIGTERM");
+			await proc.exited;
+		},
+	};
+}

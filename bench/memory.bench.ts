@@ -3,15 +3,15 @@
 // the same burst. The owner serves a real project (a git repository of this project's own sources,
 // initialized). Each run starts both afresh; RSS is VmRSS from /proc/PID/status once the burst is
 // done and the process has been idle briefly. The figure is the ratio of the medians.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, median, readLine } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, readLine, startOwner } from "./lib.ts";
 import { mcpSession } from "./mcp-client.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const MAIN = join(ROOT, "src/main.ts");
+const _MAIN = join(ROOT, "src/main.ts");
 const CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 2000);
 /** One tools/list after every LIST_EVERY tools/call. */
 const LIST_EVERY = 10;
@@ -37,9 +37,7 @@ function realProject(): string {
 	git("init", "-q");
 	git("add", "-A");
 	git("commit", "-q", "-m", "sources");
-	Bun.spawnSync([process.execPath, MAIN, "init", "--root", project]);
-	const config = join(project, ".roundtable/config.yaml");
-	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
+	initOnAnyPort(project);
 	return project;
 }
 
@@ -58,14 +56,9 @@ interface Sample {
 
 /** One run of the owner: start, one task, the burst, RSS. Returns the row task.get answers too. */
 async function ownerRun(project: string): Promise<Sample & { row: unknown }> {
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
-		stdout: "pipe",
-		stderr: "ignore",
-	});
+	const owner = await startOwner(project);
 	try {
-		const ready = await readLine(owner.stdout);
-		const url = /http=(\S+)/.exec(ready)?.[1] as string;
-		const socket = /socket=(\S+)/.exec(ready)?.[1] as string;
+		const { url, socket } = owner;
 		const token = readFileSync(join(project, ".roundtable/operator.token"), "utf8").trim();
 		let task = await callSocket(socket, "task.list", { limit: 1 });
 		const listed = (task.result as { tasks: { id: string }[] }).tasks[0];
@@ -80,8 +73,7 @@ async function ownerRun(project: string): Promise<Sample & { row: unknown }> {
 		await Bun.sleep(SETTLE_MS);
 		return { idle, after: rssMb(owner.pid), row };
 	} finally {
-		owner.kill("SIGTERM");
-		await owner.exited;
+		await owner.stop();
 	}
 }
 

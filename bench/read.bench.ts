@@ -4,14 +4,14 @@
 // their own processes and are called by the same client. Short windows alternate floor and owner,
 // so a burst of load from elsewhere on the machine falls on both alike; the figure is the median of
 // the paired ratios.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, median, readLine } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, readLine, startOwner } from "./lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const MAIN = join(ROOT, "src/main.ts");
+const _MAIN = join(ROOT, "src/main.ts");
 const CALLS = Number(process.env.BENCH_READ_CALLS ?? 100);
 const WINDOWS = Number(process.env.BENCH_READ_WINDOWS ?? 201);
 
@@ -26,17 +26,11 @@ async function window(socket: string, args: object, calls: number): Promise<numb
 
 export async function run(): Promise<Figure> {
 	const project = mkdtempSync(join(tmpdir(), "rt-bench-read-"));
-	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
-	cli(["init"]);
-	const config = join(project, ".roundtable/config.yaml");
-	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
-		stdout: "pipe",
-		stderr: "ignore",
-	});
+	initOnAnyPort(project);
+	const owner = await startOwner(project);
 	let floor: Bun.Subprocess<"ignore", "pipe", "inherit"> | undefined;
 	try {
-		const socket = /socket=(\S+)/.exec(await readLine(owner.stdout))?.[1] as string;
+		const { socket } = owner;
 		const created = await callSocket(socket, "task.create", {
 			title: "a task to read",
 			body_md: "a body of ordinary length for a task",
@@ -77,8 +71,7 @@ export async function run(): Promise<Figure> {
 		return { name: "socket read", ratio, goal: { op: "≥", value: 0.7 } };
 	} finally {
 		floor?.kill("SIGTERM");
-		owner.kill("SIGTERM");
-		await Promise.all([owner.exited, floor?.exited]);
+		await Promise.all([owner.stop(), floor?.exited]);
 		rmSync(project, { recursive: true, force: true });
 	}
 }

@@ -4,13 +4,13 @@
 // lognormal spread around 2.5 kB, some tens of kB, a few non-ASCII lines), plus an ignored
 // node_modules/ and dist/ that both must skip. Windows alternate rg and the owner; the figure is the
 // median of the per-window ratios.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, median, readLine } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
 
-const MAIN = join(import.meta.dir, "..", "src/main.ts");
+const _MAIN = join(import.meta.dir, "..", "src/main.ts");
 const FILES = Number(process.env.BENCH_SEARCH_FILES ?? 20_000);
 const MATCHES = 200;
 const WINDOWS = Number(process.env.BENCH_SEARCH_WINDOWS ?? 15);
@@ -131,17 +131,11 @@ export async function run(): Promise<Figure> {
 	git(project, "init", "-q");
 	git(project, "add", ".gitignore", "README.md", "package.json");
 	git(project, "commit", "-qm", "start");
-	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
-	if (cli(["init"]).exitCode !== 0) throw new Error("roundtable init failed");
-	const config = join(project, ".roundtable/config.yaml");
-	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
+	initOnAnyPort(project);
 	const built = (performance.now() - t0) / 1000;
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
-		stdout: "pipe",
-		stderr: "ignore",
-	});
+	const owner = await startOwner(project);
 	try {
-		const socket = /socket=(\S+)/.exec(await readLine(owner.stdout))?.[1] as string;
+		const { socket } = owner;
 		// Warm-up (page cache, JIT), and the check that both find the same lines.
 		const rgFirst = ripgrep(project);
 		const oursFirst = await ours(socket);
@@ -177,8 +171,7 @@ export async function run(): Promise<Figure> {
 		);
 		return { name: "search", ratio, goal: { op: "≤", value: 1.5 } };
 	} finally {
-		owner.kill("SIGTERM");
-		await owner.exited;
+		await owner.stop();
 		rmSync(project, { recursive: true, force: true });
 	}
 }

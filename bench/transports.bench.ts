@@ -1,10 +1,10 @@
 // task.get over the legacy socket and over Streamable HTTP (one client, and 8 at once), each next
 // to a bare Bun.listen / Bun.serve echo in the same run; and cold starts of the compiled binary.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { fmt, percentile, readLine } from "./lib.ts";
+import { fmt, initOnAnyPort, percentile, readLine, startOwner } from "./lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src/main.ts");
@@ -132,16 +132,9 @@ async function coldStarts(project: string): Promise<void> {
 export async function run(): Promise<void> {
 	const project = mkdtempSync(join(tmpdir(), "rt-bench-tr-"));
 	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
-	cli(["init"]);
-	const config = join(project, ".roundtable/config.yaml");
-	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
-		stdout: "pipe",
-		stderr: "ignore",
-	});
-	const ready = await readLine(owner.stdout);
-	const url = /http=(\S+)/.exec(ready)?.[1] as string;
-	const socket = /socket=(\S+)/.exec(ready)?.[1] as string;
+	initOnAnyPort(project);
+	const owner = await startOwner(project);
+	const { url, socket } = owner;
 	const echoSocket = join(project, "echo.sock");
 	const echo = Bun.spawn([process.execPath, join(import.meta.dir, "echo-server.ts"), echoSocket], {
 		stdout: "pipe",
@@ -205,9 +198,8 @@ export async function run(): Promise<void> {
 		console.log();
 		await coldStarts(project);
 	} finally {
-		owner.kill("SIGTERM");
 		echo.kill("SIGTERM");
-		await Promise.all([owner.exited, echo.exited]);
+		await Promise.all([owner.stop(), echo.exited]);
 		rmSync(project, { recursive: true, force: true });
 	}
 }

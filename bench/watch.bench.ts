@@ -2,15 +2,15 @@
 // process, with ~1,000 and with ~100,000 open tasks (none blocked) and their task.created events.
 // The 1,000 figure is the floor; the ratio's goal is ≤ 1.2 (issue 22).
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config/load.ts";
 import { databasePath } from "../src/runtime.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, percentile, readLine } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, percentile, startOwner } from "./lib.ts";
 
-const MAIN = join(import.meta.dir, "..", "src/main.ts");
+const _MAIN = join(import.meta.dir, "..", "src/main.ts");
 const PAGES = Number(process.env.BENCH_PAGES ?? 500);
 const LIMIT = 50;
 
@@ -49,16 +49,10 @@ function seed(root: string, n: number): void {
 /** A project seeded with `tasks` open tasks, its owner started; `page` reads one cursor page. */
 async function ownerWith(tasks: number) {
 	const project = mkdtempSync(join(tmpdir(), "rt-bench-watch-"));
-	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
-	if (cli(["init"]).exitCode !== 0) throw new Error("roundtable init failed");
-	const config = join(project, ".roundtable/config.yaml");
-	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
+	initOnAnyPort(project);
 	seed(project, tasks);
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
-		stdout: "pipe",
-		stderr: "ignore",
-	});
-	const socket = /socket=(\S+)/.exec(await readLine(owner.stdout))?.[1] as string;
+	const owner = await startOwner(project);
+	const { socket } = owner;
 	const watch = async (after: number) => {
 		const reply = await callSocket(socket, "table.watch", { after_event_id: after, limit: LIMIT });
 		if (!reply.ok) throw new Error(`table.watch failed: ${reply.error}`);
@@ -82,8 +76,7 @@ async function ownerWith(tasks: number) {
 			return times;
 		},
 		async stop() {
-			owner.kill("SIGTERM");
-			await owner.exited;
+			await owner.stop();
 			rmSync(project, { recursive: true, force: true });
 		},
 	};

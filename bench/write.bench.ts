@@ -3,15 +3,15 @@
 // (10 columns, one primary key) per transaction, WAL with synchronous=FULL, in a directory next to
 // the project's (same file system). Windows alternate floor and owner; the figure is the median.
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, median, readLine } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
 import { walPagesPerCreate } from "./wal-pages.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const MAIN = join(ROOT, "src/main.ts");
+const _MAIN = join(ROOT, "src/main.ts");
 const CALLS = Number(process.env.BENCH_WRITE_CALLS ?? 400);
 const WINDOWS = Number(process.env.BENCH_WRITE_WINDOWS ?? 5);
 /** Where both databases go; BENCH_DIR overrides (it must not be a tmpfs). */
@@ -85,18 +85,11 @@ const CLIENTS = 8;
 export async function run(): Promise<Figure[]> {
 	const project = mkdtempSync(join(BASE, "rt-bench-write-"));
 	const floorDir = mkdtempSync(join(BASE, "rt-bench-write-floor-"));
-	const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args, "--root", project]);
-	cli(["init"]);
-	const config = join(project, ".roundtable/config.yaml");
-	writeFileSync(config, readFileSync(config, "utf8").replace("127.0.0.1:7117", "127.0.0.1:0"));
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", project], {
-		stdout: "pipe",
-		stderr: "ignore",
-	});
+	initOnAnyPort(project);
+	const owner = await startOwner(project);
 	const floor = openFloor(floorDir);
 	try {
-		const ready = await readLine(owner.stdout);
-		const socket = /socket=(\S+)/.exec(ready)?.[1] as string;
+		const { socket } = owner;
 		await socketWindow(socket, 50, -50); // warm-up
 		floor.window(50);
 		const floors: number[] = [];
@@ -136,8 +129,7 @@ export async function run(): Promise<Figure[]> {
 		];
 	} finally {
 		floor.close();
-		owner.kill("SIGTERM");
-		await owner.exited;
+		await owner.stop();
 		rmSync(project, { recursive: true, force: true });
 		rmSync(floorDir, { recursive: true, force: true });
 	}

@@ -5,6 +5,7 @@
 import { dirname } from "node:path";
 import { systemContext } from "../context.ts";
 import { call, callerOf } from "../dispatch.ts";
+import { sleep } from "../os/sleep.ts";
 import type { Runtime } from "../runtime.ts";
 import { principalOf } from "../sessions/capability.ts";
 import { privateDir } from "../sessions/paths.ts";
@@ -29,17 +30,6 @@ export interface Endpoints {
  * commits (every call writes events) costs one read of the sessions, not one per call.
  */
 const RECONCILE_GAP_MS = 100;
-
-const pause = (ms: number, signal: AbortSignal) =>
-	new Promise<void>((resolve) => {
-		const done = () => {
-			clearTimeout(timer);
-			signal.removeEventListener("abort", done);
-			resolve();
-		};
-		const timer = setTimeout(done, ms);
-		signal.addEventListener("abort", done, { once: true });
-	});
 
 export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): Endpoints {
 	const served = new Map<string, SessionSocket>();
@@ -96,7 +86,7 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 				options.log(`roundtable: session endpoints: ${(err as Error).message}`);
 			}
 			await rt.store.eventsCommitted(options.intervalMs ?? 1000, stop.signal);
-			await pause(RECONCILE_GAP_MS, stop.signal);
+			await sleep(RECONCILE_GAP_MS, stop.signal);
 		}
 	})();
 

@@ -9,6 +9,7 @@
 // `readRunSnapshot` reads the snapshot in one read transaction. Imports here are types and the
 // status lists only, so loading this module costs next to nothing beyond itself.
 
+import { sleep } from "../os/sleep.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Store } from "../store/index.ts";
 import type { TurnRow } from "../store/turns.ts";
@@ -458,18 +459,4 @@ export async function runView(options: RunViewOptions): Promise<RunViewResult> {
 		output.off("error", onOutputError);
 	}
 	return result ?? "aborted";
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-	return new Promise((resolve) => {
-		if (signal.aborted) return resolve();
-		const done = () => {
-			clearTimeout(timer);
-			signal.removeEventListener("abort", done);
-			resolve();
-		};
-		const timer = setTimeout(done, ms);
-		signal.addEventListener("abort", done, { once: true });
-	});
 }

@@ -23,18 +23,15 @@ export interface NewEvent {
 
 const COLUMNS = "id, run_id, type, actor_id, task_id, payload, created_at";
 
+const INSERT =
+	"INSERT INTO events (run_id, type, actor_id, task_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+
+const values = (e: NewEvent, now: string) =>
+	[e.run_id ?? null, e.type, e.actor_id, e.task_id ?? null, JSON.stringify(e.payload), now] as const;
+
 export const eventQueries = (c: Conn) => ({
 	async append(e: NewEvent, now: string): Promise<EventRecord> {
-		const row = c.get<EventRow>(
-			`INSERT INTO events (run_id, type, actor_id, task_id, payload, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-			e.run_id ?? null,
-			e.type,
-			e.actor_id,
-			e.task_id ?? null,
-			JSON.stringify(e.payload),
-			now,
-		) as EventRow;
+		const row = c.get<EventRow>(`${INSERT} RETURNING ${COLUMNS}`, ...values(e, now)) as EventRow;
 		c.wroteEvents = true;
 		return toRecord(row);
 	},
@@ -44,17 +41,7 @@ export const eventQueries = (c: Conn) => ({
 	 * each row back as `append` does: what a batch of the Chair's records appends.
 	 */
 	async appendAll(events: readonly NewEvent[], now: string): Promise<void> {
-		for (const e of events) {
-			c.run(
-				"INSERT INTO events (run_id, type, actor_id, task_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-				e.run_id ?? null,
-				e.type,
-				e.actor_id,
-				e.task_id ?? null,
-				JSON.stringify(e.payload),
-				now,
-			);
-		}
+		for (const e of events) c.run(INSERT, ...values(e, now));
 		if (events.length > 0) c.wroteEvents = true;
 	},
 

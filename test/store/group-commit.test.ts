@@ -8,30 +8,12 @@ import { join } from "node:path";
 import { callerOf } from "../../src/dispatch.ts";
 import { databasePath } from "../../src/runtime.ts";
 import { GROUP_MAX_CALLS, GroupCommit } from "../../src/store/group-commit.ts";
-import { openStore, type Store, type Tx } from "../../src/store/index.ts";
+import { openStore, type Store } from "../../src/store/index.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { type SocketServer, startSocket } from "../../src/transports/socket.ts";
 import { callSocket } from "../../src/transports/socket-client.ts";
 import { atBarrier, makeProject, type Project, tempDir } from "../_helpers/helpers.ts";
-
-const now = () => new Date().toISOString();
-
-function insertTask(tx: Tx, id: string) {
-	return tx.tasks.insert(
-		{
-			id,
-			run_id: null,
-			title: `task ${id}`,
-			body_md: "body",
-			status: "open",
-			priority: 100,
-			risk: "normal",
-			assigned_agent_id: null,
-			readable_paths: [],
-		},
-		now(),
-	);
-}
+import { insertTask } from "../_helpers/store-rows.ts";
 
 /** A second connection: what it sees is what the store committed. */
 function onlooker(path: string) {

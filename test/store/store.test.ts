@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { openStore, type Store, type Tx } from "../../src/store/index.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { REPO, tempDir } from "../_helpers/helpers.ts";
+import { insertTask } from "../_helpers/store-rows.ts";
 
 const OPEN_STORE_SCRIPT = join(REPO, "test/fixtures-scripts/open-store.ts");
 
@@ -45,23 +46,6 @@ function freshStore(): { store: Store; path: string; [Symbol.dispose](): void } 
 }
 
 const now = () => new Date().toISOString();
-
-function insertTask(tx: Tx, id: string) {
-	return tx.tasks.insert(
-		{
-			id,
-			run_id: null,
-			title: `task ${id}`,
-			body_md: "body",
-			status: "open",
-			priority: 100,
-			risk: "normal",
-			assigned_agent_id: null,
-			readable_paths: [],
-		},
-		now(),
-	);
-}
 
 const appendEvent = (tx: Tx, marker: string) =>
 	tx.events.append({ type: "test.marker", actor_id: "tester", payload: { marker } }, now());

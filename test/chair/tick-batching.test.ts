@@ -20,6 +20,20 @@ afterEach(() => {
 const AUTHOR = "implementer-1";
 
 /** A run R1 with open tasks, pending proposals (one file each, or all on one shared patch) and turns. */
+/** The author proposes changing `file`'s one line; the patch's sha256. */
+async function propose(p: Project, file: string, title: string): Promise<string> {
+	const { proposal } = (await p.call("proposal.create", {
+		task_id: "T-work",
+		agent_id: AUTHOR,
+		title,
+		summary_md: "why",
+		affected_resources: [],
+		risk: "normal",
+		patch: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-one\n+two\n`,
+	})) as { proposal: { patch_sha256: string } };
+	return proposal.patch_sha256;
+}
+
 async function seeded(counts: { tasks: number; proposals: number; turns: number; sharedPatch?: boolean }) {
 	const p = await makeProject({
 		config: `agents:\n  implementers: { count: ${Math.max(2, counts.turns)} }\n`,
@@ -48,16 +62,7 @@ async function seeded(counts: { tasks: number; proposals: number; turns: number;
 	const shas = new Set<string>();
 	for (let i = 0; i < counts.proposals; i++) {
 		const file = files[i % files.length] as string;
-		const { proposal } = (await p.call("proposal.create", {
-			task_id: "T-work",
-			agent_id: AUTHOR,
-			title: `change ${i}`,
-			summary_md: "why",
-			affected_resources: [],
-			risk: "normal",
-			patch: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-one\n+two\n`,
-		})) as { proposal: { patch_sha256: string } };
-		shas.add(proposal.patch_sha256);
+		shas.add(await propose(p, file, `change ${i}`));
 	}
 	for (let i = 0; i < counts.tasks; i++)
 		await p.call("task.create", { task_id: `T-${i}`, title: `task ${i}`, body_md: "b", run_id: "R1" });
@@ -132,16 +137,7 @@ test("the policy is read once a tick and each stored patch once, however many pr
 			task_id: "T-work",
 			agent_id: AUTHOR,
 		});
-		const { proposal } = (await p.call("proposal.create", {
-			task_id: "T-work",
-			agent_id: AUTHOR,
-			title: `own ${i}`,
-			summary_md: "why",
-			affected_resources: [],
-			risk: "normal",
-			patch: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-one\n+two\n`,
-		})) as { proposal: { patch_sha256: string } };
-		shared.shas.add(proposal.patch_sha256);
+		shared.shas.add(await propose(p, file, `own ${i}`));
 	}
 	expect(shared.shas.size).toBe(4);
 	// No reloader holds the policy here (as in `roundtable run` without an owner): the tick reads it.

@@ -2,6 +2,7 @@
 // the WAL emptied, then task.create calls one by one; the WAL's size says how many frames they wrote.
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
+import { databasePath } from "../src/runtime.ts";
 import { freshProject } from "./lib.ts";
 
 const CALLS = 50;
@@ -9,7 +10,7 @@ const CALLS = 50;
 export async function walPagesPerCreate(): Promise<number> {
 	const p = await freshProject();
 	try {
-		const path = `${p.rt.root}/.roundtable/roundtable.db`;
+		const path = databasePath(p.rt.root, p.rt.config);
 		const side = new Database(path);
 		side.run("PRAGMA wal_checkpoint(TRUNCATE)");
 		const pageSize = side.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size ?? 4096;

@@ -20,6 +20,16 @@ afterEach(() => {
 const AUTHOR = "implementer-1";
 
 /** A run R1 with open tasks, pending proposals (one file each, or all on one shared patch) and turns. */
+/** The author claims `file` for writing, for the task the proposals belong to. */
+const claim = (p: Project, file: string) =>
+	p.call("resource.claim", {
+		resource_type: "file",
+		resource_id: `file:${file}`,
+		claim_type: "write",
+		task_id: "T-work",
+		agent_id: AUTHOR,
+	});
+
 /** The author proposes changing `file`'s one line; the patch's sha256. */
 async function propose(p: Project, file: string, title: string): Promise<string> {
 	const { proposal } = (await p.call("proposal.create", {
@@ -51,13 +61,7 @@ async function seeded(counts: { tasks: number; proposals: number; turns: number;
 		: Array.from({ length: counts.proposals }, (_, i) => `f${i}.txt`);
 	for (const file of files) {
 		fs.writeFileSync(join(p.root, file), "one\n");
-		await p.call("resource.claim", {
-			resource_type: "file",
-			resource_id: `file:${file}`,
-			claim_type: "write",
-			task_id: "T-work",
-			agent_id: AUTHOR,
-		});
+		await claim(p, file);
 	}
 	const shas = new Set<string>();
 	for (let i = 0; i < counts.proposals; i++) {
@@ -130,13 +134,7 @@ test("the policy is read once a tick and each stored patch once, however many pr
 	for (let i = 0; i < 3; i++) {
 		const file = `own${i}.txt`;
 		fs.writeFileSync(join(p.root, file), "one\n");
-		await p.call("resource.claim", {
-			resource_type: "file",
-			resource_id: `file:${file}`,
-			claim_type: "write",
-			task_id: "T-work",
-			agent_id: AUTHOR,
-		});
+		await claim(p, file);
 		shared.shas.add(await propose(p, file, `own ${i}`));
 	}
 	expect(shared.shas.size).toBe(4);

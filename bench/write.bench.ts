@@ -1,52 +1,22 @@
 // The "write" figure of issue 22: task.create calls/s through a live owner's socket (one call per
 // connection, as the protocol does), over the floor: bare bun:sqlite inserting one task-shaped row
 // (10 columns, one primary key) per transaction, WAL with synchronous=FULL, in a directory next to
-// the project's (same file system). Windows alternate floor and owner; the figure is the median.
-import { Database } from "bun:sqlite";
+// the project's (same file system). Windows alternate floor, ceiling and owner; the figure is the
+// median. The ceiling (./write-ceiling.ts) is the floor's work behind a bare socket server, called
+// by the same client: the most any server of this protocol reaches here, printed so the figure can
+// be read against what the round trip alone costs.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, readLine, startOwner } from "./lib.ts";
 import { walPagesPerCreate } from "./wal-pages.ts";
+import { openFloor } from "./write-floor.ts";
 
-const ROOT = join(import.meta.dir, "..");
-const _MAIN = join(ROOT, "src/main.ts");
 const CALLS = Number(process.env.BENCH_WRITE_CALLS ?? 400);
 const WINDOWS = Number(process.env.BENCH_WRITE_WINDOWS ?? 5);
 /** Where both databases go; BENCH_DIR overrides (it must not be a tmpfs). */
 const BASE = process.env.BENCH_DIR ?? tmpdir();
-
-function openFloor(dir: string) {
-	const db = new Database(join(dir, "floor.db"), { create: true, strict: true });
-	db.run("PRAGMA busy_timeout = 5000");
-	db.run("PRAGMA journal_mode = WAL");
-	db.run("PRAGMA synchronous = FULL");
-	db.run(`CREATE TABLE tasks (id TEXT PRIMARY KEY, run_id TEXT, title TEXT NOT NULL, body_md TEXT NOT NULL,
-		status TEXT NOT NULL, priority INTEGER NOT NULL, risk TEXT NOT NULL, assigned_agent_id TEXT,
-		readable_paths TEXT NOT NULL, created_at TEXT NOT NULL)`);
-	const begin = db.prepare("BEGIN IMMEDIATE");
-	const commit = db.prepare("COMMIT");
-	const insert = db.prepare("INSERT INTO tasks VALUES (?, NULL, ?, ?, 'open', 100, 'low', NULL, '[]', ?)");
-	let n = 0;
-	return {
-		window(calls: number): number {
-			const start = performance.now();
-			for (let i = 0; i < calls; i++) {
-				begin.run();
-				insert.run(
-					`T-${Bun.randomUUIDv7()}`,
-					`task ${n++}`,
-					"a body of ordinary length for a task",
-					new Date().toISOString(),
-				);
-				commit.run();
-			}
-			return calls / ((performance.now() - start) / 1000);
-		},
-		close: () => db.close(),
-	};
-}
 
 async function socketWindow(socket: string, calls: number, offset: number): Promise<number> {
 	const start = performance.now();
@@ -88,18 +58,32 @@ export async function run(): Promise<Figure[]> {
 	initOnAnyPort(project);
 	const owner = await startOwner(project);
 	const floor = openFloor(floorDir);
+	const ceilingSocket = join(floorDir, "ceiling.sock");
+	const ceilingDir = mkdtempSync(join(BASE, "rt-bench-write-ceiling-"));
+	const ceilingServer = Bun.spawn(
+		[process.execPath, join(import.meta.dir, "write-ceiling.ts"), ceilingSocket, ceilingDir],
+		{
+			stdout: "pipe",
+		},
+	);
 	try {
+		await readLine(ceilingServer.stdout);
 		const { socket } = owner;
 		await socketWindow(socket, 50, -50); // warm-up
+		await socketWindow(ceilingSocket, 50, -50);
 		floor.window(50);
 		const floors: number[] = [];
+		const ceiling: number[] = [];
 		const single: number[] = [];
 		const many: number[] = [];
-		const cpu = { single: [] as number[], many: [] as number[] };
+		const cpu = { single: [] as number[], many: [] as number[], ceiling: [] as number[] };
 		const ownerCpu = () => cpuMs(owner.pid);
 		for (let w = 0; w < WINDOWS; w++) {
 			floors.push(floor.window(CALLS));
-			let before = ownerCpu();
+			let before = cpuMs(ceilingServer.pid);
+			ceiling.push(await socketWindow(ceilingSocket, CALLS, 0));
+			cpu.ceiling.push(((cpuMs(ceilingServer.pid) - before) * 1000) / CALLS);
+			before = ownerCpu();
 			single.push(await socketWindow(socket, CALLS, 2 * w * CALLS));
 			cpu.single.push(((ownerCpu() - before) * 1000) / CALLS);
 			before = ownerCpu();
@@ -115,12 +99,14 @@ export async function run(): Promise<Figure[]> {
 			`write: task.create over the owner's socket, one call per connection, ${WINDOWS} windows of ${fmt(CALLS)} calls (WAL, synchronous=FULL):`,
 		);
 		line("floor: bun:sqlite row+commit", floors);
+		line("ceiling: bare socket + floor", ceiling);
 		line("1 client", single);
 		line(`${CLIENTS} clients at once`, many);
+		ratioLine("ceiling's ratio", ratio(ceiling));
 		ratioLine("ratio, 1 client", ratio(single));
 		ratioLine(`ratio, ${CLIENTS} clients`, ratio(many));
 		console.log(
-			`  owner CPU per call            1 client ${fmt(median(cpu.single))} µs, ${CLIENTS} clients ${fmt(median(cpu.many))} µs`,
+			`  owner CPU per call            1 client ${fmt(median(cpu.single))} µs, ${CLIENTS} clients ${fmt(median(cpu.many))} µs (the ceiling's server: ${fmt(median(cpu.ceiling))} µs)`,
 		);
 		console.log(`  WAL pages per task.create      ${fmt(await walPagesPerCreate(), 1)} (the floor's row: 2)`);
 		return [
@@ -129,9 +115,9 @@ export async function run(): Promise<Figure[]> {
 		];
 	} finally {
 		floor.close();
-		await owner.stop();
-		rmSync(project, { recursive: true, force: true });
-		rmSync(floorDir, { recursive: true, force: true });
+		ceilingServer.kill("SIGTERM");
+		await Promise.all([owner.stop(), ceilingServer.exited]);
+		for (const dir of [project, floorDir, ceilingDir]) rmSync(dir, { recursive: true, force: true });
 	}
 }
 

@@ -125,6 +125,8 @@ function sameLines(a: Set<string>, b: Set<string>): boolean {
 }
 
 export async function run(): Promise<Figure> {
+	if (Bun.which("rg") === null)
+		throw new Error("its floor is ripgrep, and rg is not on PATH (Debian: apt-get install ripgrep)");
 	const project = mkdtempSync(join(BASE, "rt-bench-search-"));
 	const t0 = performance.now();
 	generate(project);

@@ -75,5 +75,5 @@ for (const name of chosen) {
 }
 const shown = (f: Figure) =>
 	`${f.name} ${fmt(f.ratio, 2)} (${f.goal.op}${f.goal.value}${meets(f) ? "" : " MISSED"})`;
-const notRun = failed.length > 0 ? ` · did not run: ${failed.join(", ")}` : "";
-console.log(`figures: ${figures.map(shown).join(" · ")}${notRun}`);
+const parts = [...figures.map(shown), ...(failed.length > 0 ? [`did not run: ${failed.join(", ")}`] : [])];
+console.log(`figures: ${parts.join(" · ")}`);

@@ -1,0 +1,38 @@
+// What the bare servers of the socket figures share: the legacy protocol with nothing around it.
+// One request line per connection, parsed; one reply line from `answer`; then close. No limits, no
+// deadlines, no tools. Prints "ready" once listening and stops on SIGTERM.
+
+export interface BareRequest {
+	tool: string;
+	args: Record<string, unknown>;
+}
+
+export function serveBare(
+	socketPath: string,
+	answer: (request: BareRequest) => object,
+	onStop = () => {},
+): void {
+	const listener = Bun.listen<{ chunks: Buffer[] }>({
+		unix: socketPath,
+		allowHalfOpen: true,
+		socket: {
+			open(s) {
+				s.data = { chunks: [] };
+			},
+			data(s, chunk) {
+				s.data.chunks.push(chunk);
+				if (!chunk.includes(10)) return;
+				const request = JSON.parse(Buffer.concat(s.data.chunks).toString()) as BareRequest;
+				if (typeof request.tool !== "string") throw new Error("no tool");
+				s.write(`${JSON.stringify(answer(request))}\n`);
+				s.end();
+			},
+		},
+	});
+	process.stdout.write("ready\n");
+	process.on("SIGTERM", () => {
+		listener.stop(true);
+		onStop();
+		process.exit(0);
+	});
+}

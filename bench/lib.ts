@@ -97,3 +97,28 @@ export async function startOwner(project: string) {
 		},
 	};
 }
+
+/**
+ * A bare socket server of ./bare-server.ts (`script` is its file in bench/), in its own process,
+ * listening at `socket`; `args` follow the socket path. Fails with what it printed if it never
+ * says "ready".
+ */
+export async function startBareServer(script: string, socket: string, ...args: string[]) {
+	const proc = Bun.spawn([process.execPath, join(import.meta.dir, script), socket, ...args], {
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const ready = await readLine(proc.stdout);
+	if (ready !== "ready") {
+		proc.kill("SIGTERM");
+		const why = (await new Response(proc.stderr).text()).trim();
+		throw new Error(`${script} did not start: ${why || ready || "(no ready line)"}`);
+	}
+	return {
+		pid: proc.pid,
+		async stop(): Promise<void> {
+			proc.kill("SIGTERM");
+			await proc.exited;
+		},
+	};
+}

@@ -8,10 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, initOnAnyPort, median, readLine, startOwner } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, startBareServer, startOwner } from "./lib.ts";
 
-const ROOT = join(import.meta.dir, "..");
-const _MAIN = join(ROOT, "src/main.ts");
 const CALLS = Number(process.env.BENCH_READ_CALLS ?? 100);
 const WINDOWS = Number(process.env.BENCH_READ_WINDOWS ?? 201);
 
@@ -28,7 +26,7 @@ export async function run(): Promise<Figure> {
 	const project = mkdtempSync(join(tmpdir(), "rt-bench-read-"));
 	initOnAnyPort(project);
 	const owner = await startOwner(project);
-	let floor: Bun.Subprocess<"ignore", "pipe", "inherit"> | undefined;
+	let floor: Awaited<ReturnType<typeof startBareServer>> | undefined;
 	try {
 		const { socket } = owner;
 		const created = await callSocket(socket, "task.create", {
@@ -38,11 +36,7 @@ export async function run(): Promise<Figure> {
 		const args = { task_id: (created.result as { task: { id: string } }).task.id };
 		const row = await callSocket(socket, "task.get", args);
 		const floorSocket = join(project, "floor.sock");
-		floor = Bun.spawn(
-			[process.execPath, join(import.meta.dir, "ndjson-floor.ts"), floorSocket, JSON.stringify(row.result)],
-			{ stdout: "pipe" },
-		);
-		await readLine(floor.stdout);
+		floor = await startBareServer("ndjson-floor.ts", floorSocket, JSON.stringify(row.result));
 		await window(floorSocket, args, 200); // warm-up
 		await window(socket, args, 200);
 		const floors: number[] = [];
@@ -70,8 +64,7 @@ export async function run(): Promise<Figure> {
 		console.log(`  ratio per pair                    ${spread(ratios, 2)}`);
 		return { name: "socket read", ratio, goal: { op: "≥", value: 0.7 } };
 	} finally {
-		floor?.kill("SIGTERM");
-		await Promise.all([owner.stop(), floor?.exited]);
+		await Promise.all([owner.stop(), floor?.stop()]);
 		rmSync(project, { recursive: true, force: true });
 	}
 }

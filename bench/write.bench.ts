@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, initOnAnyPort, median, readLine, startOwner } from "./lib.ts";
+import { type Figure, fmt, initOnAnyPort, median, startBareServer, startOwner } from "./lib.ts";
 import { walPagesPerCreate } from "./wal-pages.ts";
 import { openFloor } from "./write-floor.ts";
 
@@ -52,22 +52,25 @@ async function concurrentWindow(
 
 const CLIENTS = 8;
 
+/** Runs one window of `CALLS` calls; pushes the CPU `pid` spent per call (µs) to `perCall`. */
+async function withCpu(pid: number, perCall: number[], window: () => Promise<number>): Promise<number> {
+	const before = cpuMs(pid);
+	const rate = await window();
+	perCall.push(((cpuMs(pid) - before) * 1000) / CALLS);
+	return rate;
+}
+
 export async function run(): Promise<Figure[]> {
 	const project = mkdtempSync(join(BASE, "rt-bench-write-"));
 	const floorDir = mkdtempSync(join(BASE, "rt-bench-write-floor-"));
 	initOnAnyPort(project);
 	const owner = await startOwner(project);
 	const floor = openFloor(floorDir);
-	const ceilingSocket = join(floorDir, "ceiling.sock");
 	const ceilingDir = mkdtempSync(join(BASE, "rt-bench-write-ceiling-"));
-	const ceilingServer = Bun.spawn(
-		[process.execPath, join(import.meta.dir, "write-ceiling.ts"), ceilingSocket, ceilingDir],
-		{
-			stdout: "pipe",
-		},
-	);
+	const ceilingSocket = join(ceilingDir, "ceiling.sock");
+	let ceilingServer: Awaited<ReturnType<typeof startBareServer>> | undefined;
 	try {
-		await readLine(ceilingServer.stdout);
+		ceilingServer = await startBareServer("write-ceiling.ts", ceilingSocket, ceilingDir);
 		const { socket } = owner;
 		await socketWindow(socket, 50, -50); // warm-up
 		await socketWindow(ceilingSocket, 50, -50);
@@ -77,18 +80,17 @@ export async function run(): Promise<Figure[]> {
 		const single: number[] = [];
 		const many: number[] = [];
 		const cpu = { single: [] as number[], many: [] as number[], ceiling: [] as number[] };
-		const ownerCpu = () => cpuMs(owner.pid);
 		for (let w = 0; w < WINDOWS; w++) {
 			floors.push(floor.window(CALLS));
-			let before = cpuMs(ceilingServer.pid);
-			ceiling.push(await socketWindow(ceilingSocket, CALLS, 0));
-			cpu.ceiling.push(((cpuMs(ceilingServer.pid) - before) * 1000) / CALLS);
-			before = ownerCpu();
-			single.push(await socketWindow(socket, CALLS, 2 * w * CALLS));
-			cpu.single.push(((ownerCpu() - before) * 1000) / CALLS);
-			before = ownerCpu();
-			many.push(await concurrentWindow(socket, CALLS, CLIENTS, (2 * w + 1) * CALLS));
-			cpu.many.push(((ownerCpu() - before) * 1000) / CALLS);
+			ceiling.push(
+				await withCpu(ceilingServer.pid, cpu.ceiling, () => socketWindow(ceilingSocket, CALLS, 0)),
+			);
+			single.push(await withCpu(owner.pid, cpu.single, () => socketWindow(socket, CALLS, 2 * w * CALLS)));
+			many.push(
+				await withCpu(owner.pid, cpu.many, () =>
+					concurrentWindow(socket, CALLS, CLIENTS, (2 * w + 1) * CALLS),
+				),
+			);
 		}
 		const ratio = (xs: number[]) => xs.map((x, i) => x / (floors[i] as number));
 		const line = (label: string, xs: number[]) =>
@@ -115,8 +117,7 @@ export async function run(): Promise<Figure[]> {
 		];
 	} finally {
 		floor.close();
-		ceilingServer.kill("SIGTERM");
-		await Promise.all([owner.stop(), ceilingServer.exited]);
+		await Promise.all([owner.stop(), ceilingServer?.stop()]);
 		for (const dir of [project, floorDir, ceilingDir]) rmSync(dir, { recursive: true, force: true });
 	}
 }

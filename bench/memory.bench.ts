@@ -11,7 +11,6 @@ import { type Figure, fmt, initOnAnyPort, median, readLine, startOwner } from ".
 import { mcpSession } from "./mcp-client.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const _MAIN = join(ROOT, "src/main.ts");
 const CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 2000);
 /** One tools/list after every LIST_EVERY tools/call. */
 const LIST_EVERY = 10;

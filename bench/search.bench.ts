@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
 import { type Figure, fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
 
-const _MAIN = join(import.meta.dir, "..", "src/main.ts");
 const FILES = Number(process.env.BENCH_SEARCH_FILES ?? 20_000);
 const MATCHES = 200;
 const WINDOWS = Number(process.env.BENCH_SEARCH_WINDOWS ?? 15);

@@ -10,7 +10,6 @@ import { databasePath } from "../src/runtime.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
 import { type Figure, fmt, initOnAnyPort, percentile, startOwner } from "./lib.ts";
 
-const _MAIN = join(import.meta.dir, "..", "src/main.ts");
 const PAGES = Number(process.env.BENCH_PAGES ?? 500);
 const LIMIT = 50;
 

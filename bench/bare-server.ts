@@ -1,6 +1,6 @@
 // What the bare servers of the socket figures share: the legacy protocol with nothing around it.
-// One request line per connection, parsed; one reply line from `answer`; then close. No limits, no
-// deadlines, no tools. Prints "ready" once listening and stops on SIGTERM.
+// One request line per connection, parsed; one reply line from `answer` (or what its promise gives);
+// then close. No limits, no deadlines, no tools. Prints "ready" once listening and stops on SIGTERM.
 
 export interface BareRequest {
 	tool: string;
@@ -9,7 +9,7 @@ export interface BareRequest {
 
 export function serveBare(
 	socketPath: string,
-	answer: (request: BareRequest) => object,
+	answer: (request: BareRequest) => object | Promise<object>,
 	onStop = () => {},
 ): void {
 	const listener = Bun.listen<{ chunks: Buffer[] }>({
@@ -24,8 +24,13 @@ export function serveBare(
 				if (!chunk.includes(10)) return;
 				const request = JSON.parse(Buffer.concat(s.data.chunks).toString()) as BareRequest;
 				if (typeof request.tool !== "string") throw new Error("no tool");
-				s.write(`${JSON.stringify(answer(request))}\n`);
-				s.end();
+				const reply = (body: object) => {
+					s.write(`${JSON.stringify(body)}\n`);
+					s.end();
+				};
+				const body = answer(request);
+				if (body instanceof Promise) body.then(reply);
+				else reply(body);
 			},
 		},
 	});

@@ -4,7 +4,9 @@
 // the project's (same file system). Windows alternate floor, ceiling and owner; the figure is the
 // median. The ceiling (./write-ceiling.ts) is the floor's work behind a bare socket server, called
 // by the same client: the most any server of this protocol reaches here, printed so the figure can
-// be read against what the round trip alone costs.
+// be read against what the round trip alone costs. The schema ceiling (./write-schema-ceiling.ts) is
+// the product's own database work for a task.create behind the same server: what is left of the
+// figure for a server with the product's schema whose code cost nothing.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -68,23 +70,33 @@ export async function run(): Promise<Figure[]> {
 	const floor = openFloor(floorDir);
 	const ceilingDir = mkdtempSync(join(BASE, "rt-bench-write-ceiling-"));
 	const ceilingSocket = join(ceilingDir, "ceiling.sock");
-	let ceilingServer: Awaited<ReturnType<typeof startBareServer>> | undefined;
+	const schemaSocket = join(ceilingDir, "schema.sock");
+	const servers: Awaited<ReturnType<typeof startBareServer>>[] = [];
 	try {
-		ceilingServer = await startBareServer("write-ceiling.ts", ceilingSocket, ceilingDir);
+		const ceilingServer = await startBareServer("write-ceiling.ts", ceilingSocket, ceilingDir);
+		servers.push(ceilingServer);
+		const schemaServer = await startBareServer("write-schema-ceiling.ts", schemaSocket, ceilingDir);
+		servers.push(schemaServer);
 		const { socket } = owner;
-		await socketWindow(socket, 50, -50); // warm-up
-		await socketWindow(ceilingSocket, 50, -50);
+		for (const s of [socket, ceilingSocket, schemaSocket]) await socketWindow(s, 50, -50); // warm-up
 		floor.window(50);
 		const floors: number[] = [];
 		const ceiling: number[] = [];
+		const schema: number[] = [];
 		const single: number[] = [];
 		const many: number[] = [];
-		const cpu = { single: [] as number[], many: [] as number[], ceiling: [] as number[] };
+		const cpu = {
+			single: [] as number[],
+			many: [] as number[],
+			ceiling: [] as number[],
+			schema: [] as number[],
+		};
 		for (let w = 0; w < WINDOWS; w++) {
 			floors.push(floor.window(CALLS));
 			ceiling.push(
 				await withCpu(ceilingServer.pid, cpu.ceiling, () => socketWindow(ceilingSocket, CALLS, 0)),
 			);
+			schema.push(await withCpu(schemaServer.pid, cpu.schema, () => socketWindow(schemaSocket, CALLS, 0)));
 			single.push(await withCpu(owner.pid, cpu.single, () => socketWindow(socket, CALLS, 2 * w * CALLS)));
 			many.push(
 				await withCpu(owner.pid, cpu.many, () =>
@@ -102,13 +114,19 @@ export async function run(): Promise<Figure[]> {
 		);
 		line("floor: bun:sqlite row+commit", floors);
 		line("ceiling: bare socket + floor", ceiling);
+		line("schema ceiling: + our SQL", schema);
 		line("1 client", single);
 		line(`${CLIENTS} clients at once`, many);
 		ratioLine("ceiling's ratio", ratio(ceiling));
+		ratioLine("schema ceiling's ratio", ratio(schema));
 		ratioLine("ratio, 1 client", ratio(single));
 		ratioLine(`ratio, ${CLIENTS} clients`, ratio(many));
+		ratioLine(
+			"1 client ÷ schema ceiling",
+			single.map((x, i) => x / (schema[i] as number)),
+		);
 		console.log(
-			`  owner CPU per call            1 client ${fmt(median(cpu.single))} µs, ${CLIENTS} clients ${fmt(median(cpu.many))} µs (the ceiling's server: ${fmt(median(cpu.ceiling))} µs)`,
+			`  owner CPU per call            1 client ${fmt(median(cpu.single))} µs, ${CLIENTS} clients ${fmt(median(cpu.many))} µs (the ceilings' servers: ${fmt(median(cpu.ceiling))} µs, ${fmt(median(cpu.schema))} µs)`,
 		);
 		console.log(`  WAL pages per task.create      ${fmt(await walPagesPerCreate(), 1)} (the floor's row: 2)`);
 		return [
@@ -117,7 +135,7 @@ export async function run(): Promise<Figure[]> {
 		];
 	} finally {
 		floor.close();
-		await Promise.all([owner.stop(), ceilingServer?.stop()]);
+		await Promise.all([owner.stop(), ...servers.map((s) => s.stop())]);
 		for (const dir of [project, floorDir, ceilingDir]) rmSync(dir, { recursive: true, force: true });
 	}
 }

@@ -122,3 +122,37 @@ export async function startBareServer(script: string, socket: string, ...args: s
 		},
 	};
 }
+
+const taskset = (...args: string[]): string => {
+	const run = Bun.spawnSync(["taskset", ...args]);
+	if (run.exitCode !== 0) throw new Error(`taskset ${args.join(" ")}: ${run.stderr.toString().trim()}`);
+	return run.stdout.toString();
+};
+
+/**
+ * Two CPUs this process may run on, for a bench that places its processes itself; undefined when
+ * it may run on only one, or there is no taskset (Linux's util-linux) to place them with.
+ */
+export function twoCpus(): [number, number] | undefined {
+	if (Bun.which("taskset") === null) return undefined;
+	// "pid 123's current affinity list: 0-3,6"
+	const list = /list: (\S+)/.exec(taskset("-c", "-p", String(process.pid)))?.[1] ?? "";
+	const cpus: number[] = [];
+	for (const part of list.split(",")) {
+		const [from, to = from] = part.split("-").map(Number) as [number, number?];
+		for (let cpu = from; cpu <= (to as number) && cpus.length < 2; cpu++) cpus.push(cpu);
+	}
+	return cpus.length === 2 ? [cpus[0] as number, cpus[1] as number] : undefined;
+}
+
+/**
+ * Puts every thread of process `pid` on CPU `cpu` (threads it starts later follow); returns how to
+ * give it back the CPUs it had.
+ */
+export function pin(pid: number, cpu: number): () => void {
+	const mask = /mask: ([0-9a-f]+)/.exec(taskset("-p", String(pid)))?.[1] as string;
+	taskset("-a", "-p", "-c", String(cpu), String(pid));
+	return () => {
+		taskset("-a", "-p", mask, String(pid));
+	};
+}

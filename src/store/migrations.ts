@@ -684,4 +684,15 @@ DROP INDEX tasks_by_agent;
 CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status) WHERE assigned_agent_id IS NOT NULL;
 `,
 	},
+	{
+		version: 15,
+		name: "tasks of a status in list order",
+		sql: `
+-- task.list of a status and the Chair's open tasks are read in (priority, created_at, id) order.
+-- An index of the status alone made every page sort all the tasks of that status (12 ms a page
+-- at 100,000 open tasks, the owner busy throughout); this one hands them over in order.
+DROP INDEX tasks_by_status;
+CREATE INDEX tasks_by_status ON tasks (status, priority, created_at, id);
+`,
+	},
 ];

@@ -686,13 +686,18 @@ CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status) WHERE assigned_
 	},
 	{
 		version: 15,
-		name: "tasks of a status in list order",
+		name: "tasks of a status in list order; tasks of a run by status",
 		sql: `
 -- task.list of a status and the Chair's open tasks are read in (priority, created_at, id) order.
 -- An index of the status alone made every page sort all the tasks of that status (12 ms a page
 -- at 100,000 open tasks, the owner busy throughout); this one hands them over in order.
 DROP INDEX tasks_by_status;
 CREATE INDEX tasks_by_status ON tasks (status, priority, created_at, id);
+
+-- A run's tasks counted by status (run.converge, every Chair tick of every active run) and listed
+-- (task.list run_id): without it both read every task (18 ms a tick at 100,000 tasks). Only queries
+-- naming a run read it, and a task of no run has no entry.
+CREATE INDEX tasks_by_run ON tasks (run_id, status) WHERE run_id IS NOT NULL;
 `,
 	},
 ];

@@ -104,7 +104,7 @@ test("a database in use at version 11 migrates: tasks kept whole, references int
 		)
 		.all()
 		.map((r) => r.name);
-	expect(indexes).toEqual(["tasks_by_agent", "tasks_by_order", "tasks_by_status"]);
+	expect(indexes).toEqual(["tasks_by_agent", "tasks_by_order", "tasks_by_run", "tasks_by_status"]);
 	expect(
 		db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'tasks_new'").get()?.n,
 	).toBe(0);

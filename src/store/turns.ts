@@ -80,12 +80,16 @@ export const turnQueries = (c: Conn) => ({
 		);
 	},
 
-	/** Scheduled or started turns whose lease ran out by `now`, in any run. */
+	/** Scheduled or started turns whose lease ran out by `now`, in any run, oldest request first. */
 	async leaseDue(now: string): Promise<TurnRow[]> {
-		return c.all<TurnRow>(
-			`SELECT ${COLUMNS} FROM turns WHERE status IN ('scheduled', 'started') AND lease_expires_at <= ? ORDER BY request_event_id`,
-			now,
-		);
+		// Sorted here: asked to sort, SQLite reads every turn ever taken in request order rather than
+		// the few live ones turns_by_lease holds.
+		return c
+			.all<TurnRow>(
+				`SELECT ${COLUMNS} FROM turns WHERE status IN ('scheduled', 'started') AND lease_expires_at <= ?`,
+				now,
+			)
+			.sort((a, b) => a.request_event_id - b.request_event_id);
 	},
 
 	async insert(

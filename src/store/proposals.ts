@@ -253,6 +253,23 @@ export const proposalQueries = (c: Conn) => ({
 			.map(toRecord);
 	},
 
+	/**
+	 * How many of the run's proposals (as `ofRun` without `unscoped` finds them) have each status,
+	 * read from the indexes of the run's proposals and of its tasks, not from every proposal.
+	 */
+	async statusCountsOfRun(runId: string): Promise<Partial<Record<ProposalStatus, number>>> {
+		const rows = c.all<{ status: ProposalStatus; n: number }>(
+			`SELECT status, count(*) AS n FROM (
+				SELECT status FROM proposals WHERE run_id = ?
+				UNION ALL
+				SELECT p.status FROM tasks t JOIN proposals p ON p.task_id = t.id WHERE t.run_id = ? AND p.run_id IS NULL
+			) GROUP BY status`,
+			runId,
+			runId,
+		);
+		return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+	},
+
 	/** The agent's proposals with these statuses, newest first. */
 	async ofAgent(agentId: string, statuses: readonly ProposalStatus[]): Promise<ProposalRecord[]> {
 		return c

@@ -562,11 +562,15 @@ describe("the Coordinator", () => {
 		manualClock();
 		const reports: TickReport[] = [];
 		const c = coordinator(p, [], reports);
-		// R1 holds a proposal whose stored row cannot be read back: its steps report it, and its
-		// convergence (which must read the run's proposals) throws; R2's tick goes on.
+		// R1 holds a proposal whose stored row cannot be read back: its review step reports it. And its
+		// tick cannot be counted (the database refuses it), so its convergence throws; R2's tick goes on.
 		await newTask(p, "T-bad", { run_id: "R1" });
 		const bad = await propose(p, "T-bad", I1, "bad.txt");
 		sql(p, `UPDATE proposals SET expected_tests = '{not json' WHERE id = '${bad.id}'`);
+		sql(
+			p,
+			"CREATE TRIGGER r1_cannot_tick BEFORE UPDATE OF ticks ON runs WHEN OLD.id = 'R1' BEGIN SELECT RAISE(ABORT, 'R1 cannot tick'); END",
+		);
 		await c.cycle();
 		expect(reports.map((r) => r.run_id)).toEqual(["R2"]);
 		// (read straight from the store: table.watch itself lists pending proposals, the bad one too)

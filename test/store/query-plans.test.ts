@@ -3,9 +3,10 @@
 // index of the status alone SQLite sorted every task of that status for each page (12 ms a page of
 // task.list at 100,000 open tasks; bench/watch.bench.ts prints it). A run's tasks are counted by
 // status (run.converge, each Chair tick) from tasks_by_run alone, where every task was read (18 ms
-// a tick at 100,000 tasks). The turns whose lease may have run out (chair.expire, each tick) come
-// from turns_by_lease, where every turn ever taken was read (6 ms a tick at 100,000). The plans are
-// SQLite's own, for the statements the store really prepares.
+// a tick at 100,000 tasks), and so are its proposals, from proposals_by_run and tasks_by_run, where
+// every proposal of every run was read (4 ms a tick at 10,000). The turns whose lease may have run
+// out (chair.expire, each tick) come from turns_by_lease, where every turn ever taken was read (6 ms
+// a tick at 100,000). The plans are SQLite's own, for the statements the store really prepares.
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { databasePath } from "../../src/runtime.ts";
@@ -96,4 +97,65 @@ test("the turns whose lease may have run out come from turns_by_lease, not from 
 	expect(plans(p, reads)).toEqual([
 		{ sql: reads[0] as string, plan: "SEARCH turns USING INDEX turns_by_lease (lease_expires_at<?)" },
 	]);
+});
+
+test("a run's proposals are counted by status from the run's indexes, as many as ofRun finds", async () => {
+	const p = await makeProject();
+	const now = new Date().toISOString();
+	// Proposals recorded in the run, of no run whose task is the run's, and of other runs in both ways.
+	const db = new Database(databasePath(p.root, p.rt.config), { strict: true });
+	try {
+		db.run("PRAGMA busy_timeout = 5000");
+		for (const run of ["RUN-1", "RUN-2"])
+			db.run(
+				"INSERT INTO runs (id, goal, status, started_at, created_at, updated_at) VALUES (?, 'g', 'active', ?, ?, ?)",
+				[run, now, now, now],
+			);
+		const rows: [string, string | null, string, string][] = [
+			// proposal, its run, its task's run, its status
+			["P-1", "RUN-1", "RUN-1", "pending"],
+			["P-2", "RUN-1", "RUN-2", "accepted"],
+			["P-3", null, "RUN-1", "in_review"],
+			["P-4", null, "RUN-1", "accepted"],
+			["P-5", null, "RUN-2", "pending"],
+			["P-6", "RUN-2", "RUN-1", "rejected"],
+		];
+		for (const [id, run, taskRun, status] of rows) {
+			db.run(
+				`INSERT INTO tasks (id, run_id, title, body_md, status, priority, risk, readable_paths, created_at, updated_at)
+				 VALUES (?, ?, 't', 'b', 'done', 100, 'normal', '[]', ?, ?)`,
+				[`T-${id}`, taskRun, now, now],
+			);
+			db.run(
+				`INSERT INTO proposals (id, task_id, agent_id, run_id, title, summary_md, risk, status, patch_revision, created_at, updated_at)
+				 VALUES (?, ?, 'implementer-1', ?, 't', 's', 'normal', ?, 1, ?, ?)`,
+				[id, `T-${id}`, run, status, now, now],
+			);
+			db.run(
+				`INSERT INTO patch_revisions (proposal_id, number, sha256, size, strip, files, created_by, created_at)
+				 VALUES (?, 1, 'x', 1, 1, '[]', 'implementer-1', ?)`,
+				[id, now],
+			);
+		}
+	} finally {
+		db.close();
+	}
+	let counts: Record<string, number> = {};
+	const statements = await statementsOf(() =>
+		p.rt.store.withTransaction("read", async (tx) => {
+			counts = await tx.proposals.statusCountsOfRun("RUN-1");
+		}),
+	);
+	expect(counts).toEqual({ pending: 1, accepted: 2, in_review: 1 });
+	const found = await p.rt.store.withTransaction("read", (tx) =>
+		tx.proposals.ofRun("RUN-1", ["pending", "in_review", "accepted", "rejected", "withdrawn", "rolled_back"]),
+	);
+	expect(found.map((x) => x.id).sort()).toEqual(["P-1", "P-2", "P-3", "P-4"]);
+	const [count] = plans(
+		p,
+		statements.filter((sql) => sql.includes("FROM proposals")),
+	);
+	expect(count?.plan).toContain("SEARCH proposals USING COVERING INDEX proposals_by_run (run_id=?)");
+	expect(count?.plan).toContain("SEARCH t USING INDEX tasks_by_run (run_id=?)");
+	expect(count?.plan).not.toMatch(/SCAN (p|t|proposals|tasks)\b/);
 });

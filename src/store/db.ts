@@ -18,8 +18,9 @@ export function openDatabase(path: string): Database {
 		db.run("PRAGMA foreign_keys = ON");
 		// Every write call runs in a savepoint, whose undo pages SQLite keeps in memory only up to
 		// 64 KiB and then in a temporary file on disk: the Chair assigning 1,000 tasks in one call
-		// spent half its time writing that file. In memory it costs what the pages take (so would a
-		// sort that outgrows the page cache).
+		// spent half its time writing that file. In memory it costs what the pages take. A sort that
+		// outgrows the page cache stays in memory too: a paged query's sort keeps only its page, and
+		// an unpaged one hands every row to JS anyway.
 		db.run("PRAGMA temp_store = MEMORY");
 		migrate(db);
 		return db;

@@ -686,7 +686,7 @@ CREATE INDEX tasks_by_agent ON tasks (assigned_agent_id, status) WHERE assigned_
 	},
 	{
 		version: 15,
-		name: "tasks of a status in list order; tasks and proposals of a run by status; turns by lease",
+		name: "tasks and proposals in list order; tasks and proposals of a run by status; turns by lease",
 		sql: `
 -- task.list of a status and the Chair's open tasks are read in (priority, created_at, id) order.
 -- An index of the status alone made every page sort all the tasks of that status (12 ms a page
@@ -702,6 +702,12 @@ CREATE INDEX tasks_by_run ON tasks (run_id, status) WHERE run_id IS NOT NULL;
 -- Its proposals counted by status, as run.converge also does each tick: those recorded in the run
 -- from here, those of no run through tasks_by_run (4 ms a tick at 10,000 proposals of other runs).
 CREATE INDEX proposals_by_run ON proposals (run_id, status) WHERE run_id IS NOT NULL;
+
+-- proposal.list, of a status or of all, pages in (created_at, id) order: from these, where each
+-- page sorted every proposal of the status (or every proposal): 7–12 ms a page at 10,000.
+DROP INDEX proposals_by_status;
+CREATE INDEX proposals_by_status ON proposals (status, created_at, id);
+CREATE INDEX proposals_by_order ON proposals (created_at, id);
 
 -- The turns whose lease may have run out (chair.expire, every tick): only the scheduled and started
 -- ones, where the query read every turn ever taken (6 ms a tick at 100,000 of them).

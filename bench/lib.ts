@@ -151,8 +151,18 @@ export function twoCpus(): [number, number] | undefined {
  */
 export function pin(pid: number, cpu: number): () => void {
 	const mask = /mask: ([0-9a-f]+)/.exec(taskset("-p", String(pid)))?.[1] as string;
-	taskset("-a", "-p", "-c", String(cpu), String(pid));
+	const all = (...args: string[]) => {
+		// A thread that ends while taskset walks them fails the walk; the next walk no longer sees it.
+		for (let attempt = 1; ; attempt++) {
+			try {
+				return taskset("-a", "-p", ...args, String(pid));
+			} catch (err) {
+				if (attempt === 3) throw err;
+			}
+		}
+	};
+	all("-c", String(cpu));
 	return () => {
-		taskset("-a", "-p", mask, String(pid));
+		all(mask);
 	};
 }

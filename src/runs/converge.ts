@@ -5,20 +5,17 @@ import { convergenceOf, endOf } from "../domain/convergence.ts";
 import type { Env } from "../engine/env.ts";
 import { requireRun } from "../engine/records.ts";
 import type { Tx } from "../store/index.ts";
-import { PROPOSAL_STATUSES, type ProposalStatus } from "../vocabulary/statuses.ts";
 
 /** Counts the tick, records where the run stands, and ends it (with an event) when nothing is left. */
 export async function convergeRun(tx: Tx, env: Env, runId: string) {
 	const { now } = env;
 	const current = await requireRun(tx, runId);
 	if (current.status !== "active") return { convergence: "run_not_active" as const, run: current };
-	const proposals = await tx.proposals.statusCountsOfRun(runId);
-	const count = (statuses: readonly ProposalStatus[]) =>
-		statuses.reduce((n, s) => n + (proposals[s] ?? 0), 0);
+	const proposals = await tx.proposals.statusCounts(runId);
 	const convergence = convergenceOf({
 		tasks: await tx.tasks.statusCounts(runId),
-		proposals: count(PROPOSAL_STATUSES),
-		activeProposals: count(["pending", "in_review"]),
+		proposals: Object.values(proposals).reduce((sum, n) => sum + n, 0),
+		activeProposals: (proposals.pending ?? 0) + (proposals.in_review ?? 0),
 		outstandingTurns: await tx.turns.countOutstanding(runId),
 	});
 	let run = await tx.runs.ticked(runId, convergence, now);

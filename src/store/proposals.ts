@@ -255,9 +255,10 @@ export const proposalQueries = (c: Conn) => ({
 
 	/**
 	 * How many of the run's proposals (as `ofRun` without `unscoped` finds them) have each status,
-	 * read from the indexes of the run's proposals and of its tasks, not from every proposal.
+	 * read from the indexes of the run's proposals and of its tasks, not from every proposal; as
+	 * `tasks.statusCounts` does for its tasks.
 	 */
-	async statusCountsOfRun(runId: string): Promise<Partial<Record<ProposalStatus, number>>> {
+	async statusCounts(runId: string): Promise<Partial<Record<ProposalStatus, number>>> {
 		const rows = c.all<{ status: ProposalStatus; n: number }>(
 			`SELECT status, count(*) AS n FROM (
 				SELECT status FROM proposals WHERE run_id = ?

@@ -166,7 +166,7 @@ test("a run's proposals are counted by status from the run's indexes, as many as
 	let counts: Record<string, number> = {};
 	const statements = await statementsOf(() =>
 		p.rt.store.withTransaction("read", async (tx) => {
-			counts = await tx.proposals.statusCountsOfRun("RUN-1");
+			counts = await tx.proposals.statusCounts("RUN-1");
 		}),
 	);
 	expect(counts).toEqual({ pending: 1, accepted: 2, in_review: 1 });

@@ -28,6 +28,8 @@ export function serveBare(
 					s.write(`${JSON.stringify(body)}\n`);
 					s.end();
 				};
+				// A value is written at once: waiting a turn for it, as for a promise, would add to the
+				// floor's every call what the floor is there to leave out.
 				const body = answer(request);
 				if (body instanceof Promise) body.then(reply);
 				else reply(body);

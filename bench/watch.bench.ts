@@ -47,6 +47,17 @@ function seed(root: string, n: number): void {
 	db.close();
 }
 
+/** How long each of `n` calls of `once`, one after another, took, in ms. */
+async function timed(n: number, once: () => Promise<void>): Promise<number[]> {
+	const times: number[] = [];
+	for (let i = 0; i < n; i++) {
+		const start = performance.now();
+		await once();
+		times.push(performance.now() - start);
+	}
+	return times;
+}
+
 /** A project seeded with `tasks` open tasks, its owner started; `page` reads one cursor page. */
 async function ownerWith(tasks: number) {
 	const project = mkdtempSync(join(tmpdir(), "rt-bench-watch-"));
@@ -65,29 +76,19 @@ async function ownerWith(tasks: number) {
 	for (let i = 0; i < 50; i++) await watch(i * 10); // warm-up
 	return {
 		/** The time of `n` first pages of the open tasks, each in ms. */
-		async lists(n: number): Promise<number[]> {
-			const times: number[] = [];
-			for (let i = 0; i < n; i++) {
-				const start = performance.now();
+		lists: (n: number) =>
+			timed(n, async () => {
 				const reply = await callSocket(socket, "task.list", { status: "open" });
-				times.push(performance.now() - start);
 				if (!reply.ok || (reply.result as { tasks: unknown[] }).tasks.length !== 200)
 					throw new Error(`expected a full page of open tasks: ${reply.error ?? "a short page"}`);
-			}
-			return times;
-		},
+			}),
 		/** The time of `pages` pages at random cursors, each in ms. */
-		async window(pages: number): Promise<number[]> {
-			const times: number[] = [];
-			for (let i = 0; i < pages; i++) {
+		window: (pages: number) =>
+			timed(pages, async () => {
 				const cursor = Math.floor(Math.random() * (tasks - LIMIT));
-				const start = performance.now();
 				const page = await watch(cursor);
-				times.push(performance.now() - start);
 				if (page.events.length !== LIMIT) throw new Error(`expected a full page at cursor ${cursor}`);
-			}
-			return times;
-		},
+			}),
 		async stop() {
 			await owner.stop();
 			rmSync(project, { recursive: true, force: true });

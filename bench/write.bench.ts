@@ -104,7 +104,8 @@ export async function run(): Promise<Figure[]> {
 				),
 			);
 		}
-		const ratio = (xs: number[]) => xs.map((x, i) => x / (floors[i] as number));
+		/** Each window's rate over the same window's `base` (the floor's, unless said). */
+		const ratio = (xs: number[], base = floors) => xs.map((x, i) => x / (base[i] as number));
 		const line = (label: string, xs: number[]) =>
 			console.log(`  ${label.padEnd(30)}${xs.map((x) => fmt(x)).join(" ")}  median ${fmt(median(xs))} /s`);
 		const ratioLine = (label: string, xs: number[]) =>
@@ -121,10 +122,7 @@ export async function run(): Promise<Figure[]> {
 		ratioLine("schema ceiling's ratio", ratio(schema));
 		ratioLine("ratio, 1 client", ratio(single));
 		ratioLine(`ratio, ${CLIENTS} clients`, ratio(many));
-		ratioLine(
-			"1 client ÷ schema ceiling",
-			single.map((x, i) => x / (schema[i] as number)),
-		);
+		ratioLine("1 client ÷ schema ceiling", ratio(single, schema));
 		console.log(
 			`  owner CPU per call            1 client ${fmt(median(cpu.single))} µs, ${CLIENTS} clients ${fmt(median(cpu.many))} µs (the ceilings' servers: ${fmt(median(cpu.ceiling))} µs, ${fmt(median(cpu.schema))} µs)`,
 		);

@@ -1,4 +1,5 @@
 // Shared test scaffolding: real temp directories, real SQLite files, the real CLI in a subprocess.
+import type { Database } from "bun:sqlite";
 import { afterAll, expect } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -272,4 +273,13 @@ export async function allEvents(p: Project) {
 	};
 	if (out.has_more_events) throw new Error("allEvents: more than 200 events; page through them");
 	return out.events;
+}
+
+/** SQLite's plan for `sql` on `db` (EXPLAIN QUERY PLAN), its steps joined by " | ". */
+export function queryPlan(db: Database, sql: string): string {
+	return db
+		.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`)
+		.all()
+		.map((r) => r.detail)
+		.join(" | ");
 }

@@ -11,7 +11,7 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { databasePath } from "../../src/runtime.ts";
-import { makeProject } from "../_helpers/helpers.ts";
+import { makeProject, type Project, queryPlan } from "../_helpers/helpers.ts";
 
 /** The SQL of every statement prepared while `fn` runs (the store prepares through query()). */
 async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
@@ -29,21 +29,11 @@ async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
 	return seen;
 }
 
-/** SQLite's plan for each statement, as one line. */
-function plans(
-	p: Awaited<ReturnType<typeof makeProject>>,
-	statements: string[],
-): { sql: string; plan: string }[] {
+/** SQLite's plan for each statement, on the project's database. */
+function plans(p: Project, statements: string[]): { sql: string; plan: string }[] {
 	const db = new Database(databasePath(p.root, p.rt.config), { readonly: true });
 	try {
-		return statements.map((sql) => ({
-			sql,
-			plan: db
-				.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`)
-				.all()
-				.map((r) => r.detail)
-				.join(" | "),
-		}));
+		return statements.map((sql) => ({ sql, plan: queryPlan(db, sql) }));
 	} finally {
 		db.close();
 	}

@@ -10,7 +10,7 @@ import { databasePath } from "../../src/runtime.ts";
 import { openStore } from "../../src/store/index.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { chairTick } from "../_helpers/chair-helpers.ts";
-import { addRun, agentContext, makeProject, type Project, tempDir } from "../_helpers/helpers.ts";
+import { addRun, agentContext, makeProject, type Project, queryPlan, tempDir } from "../_helpers/helpers.ts";
 
 const T0 = "2026-12-01T10:00:00.000Z";
 
@@ -148,13 +148,7 @@ test("the watch view's suspended-claims count is served by the partial index, no
 	const path = join(tempDir("rt-counts-"), "roundtable.db");
 	openStore(path).close();
 	const db = new Database(path, { readonly: true });
-	const plan = db
-		.query<{ detail: string }, []>(
-			"EXPLAIN QUERY PLAN SELECT count(*) AS n FROM claims WHERE status = 'suspended'",
-		)
-		.all()
-		.map((r) => r.detail)
-		.join(" | ");
+	const plan = queryPlan(db, "SELECT count(*) AS n FROM claims WHERE status = 'suspended'");
 	db.close();
 	expect(plan).toContain("claims_suspended");
 });

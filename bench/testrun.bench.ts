@@ -1,16 +1,16 @@
 // What test.run adds to running a command, as an agent meets it: test.run through a running owner's
 // socket (a row and an event before, the log file and a row and an event after), with the sandbox
 // off and in bubblewrap, beside two floors: the same trivial command spawned directly (both pipes
-// read, exit awaited) and spawned in bare bubblewrap with the same mounts. Median of 20 each. Then
+// read, exit awaited) and spawned in bare bubblewrap with the same allowlist. Median of 20 each. Then
 // test.suggest's own time on a big repository, and a proposal's scratch copy.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "../src/config/defaults.ts";
 import { RepoGuard } from "../src/repo/guard.ts";
-import { bwrapArgv, probeSandbox } from "../src/sandbox/index.ts";
+import { homeInside, probeSandbox, sandboxArgv, toolFolders } from "../src/sandbox/index.ts";
 import { suggestTests } from "../src/test-runs/discover.ts";
-import { proposalWorkdir } from "../src/test-runs/workdir.ts";
+import { scratchCopy } from "../src/test-runs/workdir.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
 import { fmt, median, readLine } from "./lib.ts";
 
@@ -28,8 +28,12 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 	return median(times);
 }
 
-async function spawned(argv: string[], cwd: string): Promise<void> {
-	const proc = Bun.spawn(argv, { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+async function spawned(argv: string[], cwd: string, fds: number[] = []): Promise<void> {
+	const proc = Bun.spawn(argv, { cwd, stdio: ["ignore", "pipe", "pipe", ...fds] }) as Bun.Subprocess<
+		"ignore",
+		"pipe",
+		"pipe"
+	>;
 	await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
 }
 
@@ -75,14 +79,23 @@ export async function run(): Promise<void> {
 	const here = probeSandbox();
 	let bare: number | undefined;
 	if (here.kind === "bwrap") {
-		const argv = bwrapArgv(here.bwrap, {
-			argv: ARGV,
-			writable: dir,
-			network: false,
-			home: process.env.HOME,
-			path: process.env.PATH,
+		const path = process.env.PATH ?? "";
+		const tools = toolFolders([ARGV[0] as string], { path, home: homedir(), never: [] });
+		bare = await timed(async () => {
+			const sandboxed = sandboxArgv(here.bwrap, {
+				argv: ARGV,
+				dir,
+				tools,
+				home: { inside: homeInside() },
+				network: false,
+				terminal: "new",
+			});
+			try {
+				return await spawned(sandboxed.argv, dir, sandboxed.fds);
+			} finally {
+				sandboxed.close();
+			}
 		});
-		bare = await timed(() => spawned(argv, dir));
 		row("floor: spawned in bare bubblewrap", bare, direct);
 	}
 	const off = await throughOwner("off");
@@ -118,7 +131,7 @@ async function workdirBench(): Promise<void> {
 	const remove: number[] = [];
 	for (let i = 0; i < 5; i++) {
 		let t = performance.now();
-		const workdir = await proposalWorkdir(root, patch, 1);
+		const workdir = await scratchCopy(root, { file: patch, strip: 1 });
 		copy.push(performance.now() - t);
 		t = performance.now();
 		workdir.remove();

@@ -222,6 +222,8 @@ function routeOnce(name: ToolName): Handler {
 			return inTx(name, sessions.close);
 		case "session.touch":
 			return inTx(name, sessions.touch);
+		case "session.egress_refused":
+			return inTx(name, sessions.egressRefused);
 
 		case "run.open":
 			return inTx(name, runs.open);

@@ -1,6 +1,7 @@
 // argv → command. This file and what it imports stay light (no arktype, no SQLite) so that
 // `--version` and `--help` answer at once; each command's module is imported only when it runs.
 import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { SANDBOX_FORWARD } from "../sandbox/forward.ts";
 import { VERSION } from "../version.ts";
 import { type FlagSpec, type Flags, parseFlags, UsageError } from "./args.ts";
 import type { CommandRun } from "./command.ts";
@@ -557,6 +558,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 	if (first === undefined || first === "--help" || first === "-h" || first === "help") {
 		process.stdout.write(mainHelp());
 		return first === undefined ? 2 : 0;
+	}
+	// Inside a launched agent's sandbox, before the agent: not a command anyone types (see launch.ts).
+	if (first === SANDBOX_FORWARD && second !== undefined) {
+		const { forwardAndRun } = await import("../sandbox/forward.ts");
+		return forwardAndRun(second, argv.slice(argv.indexOf("--") + 1));
 	}
 	if (first === "--version" || first === "-v") {
 		process.stdout.write(`roundtable ${VERSION}\n`);

@@ -21,6 +21,10 @@ export interface AdapterConfig {
 	supports_mcp: boolean;
 	supports_readonly_workspace: boolean;
 	captures_session_id: boolean;
+	/** Variables of the operator's environment the agent gets (a trailing `*` matches a prefix). */
+	env: string[];
+	/** Hosts the agent may reach through the sandbox's proxy (`host`, `*.domain` or `host:port`). */
+	egress: string[];
 }
 
 export interface Config {
@@ -57,6 +61,8 @@ export interface Config {
 		/** A launched agent in bubblewrap: where it works (auto), always (required), never (off). */
 		sandbox: "auto" | "required" | "off";
 	};
+	/** What every sandbox shows beyond its allowlist: toolchain folders, read-only. */
+	sandbox: { expose: string[] };
 	tests: {
 		allowed_commands: string[];
 		timeout_seconds: number;
@@ -66,6 +72,11 @@ export interface Config {
 		sandbox: "auto" | "required" | "off";
 		/** Whether a sandboxed run may use the network. */
 		network: boolean;
+		/**
+		 * Paths a capability caller's test run gets beside what it may read (manifests, lockfiles,
+		 * test helpers): picomatch globs, relative to the project.
+		 */
+		support_paths: string[];
 	};
 	limits: {
 		max_frame_bytes: number;
@@ -73,17 +84,30 @@ export interface Config {
 		write_deadline_seconds: number;
 		max_connections: number;
 		max_http_connections: number;
+		/** The largest patch a proposal revision may carry. */
+		max_patch_bytes: number;
+		/** How many patch revisions one proposal may have. */
+		max_revisions_per_proposal: number;
+		/** How many proposals of one task may be open (pending or in review) at once. */
+		max_open_proposals_per_task: number;
 	};
 	idempotency: { ttl_hours: number };
 }
 
-const adapter = (command: string, resumePattern: string): AdapterConfig => ({
+const adapter = (
+	command: string,
+	resumePattern: string,
+	env: string[] = [],
+	egress: string[] = [],
+): AdapterConfig => ({
 	command,
 	supports_resume: resumePattern !== "",
 	resume_pattern: resumePattern,
 	supports_mcp: command !== "sh",
 	supports_readonly_workspace: true,
 	captures_session_id: resumePattern !== "",
+	env,
+	egress,
 });
 
 /** A fresh copy each call, so callers may merge into it. */
@@ -110,9 +134,24 @@ export function defaultConfig(): Config {
 			reviewers: { count: 1, adapter: "gemini", model: "default" },
 		},
 		adapters: {
-			codex: adapter("codex", "codex resume {{external_session_id}}"),
-			claude: adapter("claude", "claude --resume {{external_session_id}}"),
-			gemini: adapter("gemini", "gemini resume {{external_session_id}}"),
+			codex: adapter(
+				"codex",
+				"codex resume {{external_session_id}}",
+				["OPENAI_API_KEY", "CODEX_*"],
+				["api.openai.com", "chatgpt.com", "auth.openai.com"],
+			),
+			claude: adapter(
+				"claude",
+				"claude --resume {{external_session_id}}",
+				["ANTHROPIC_*", "CLAUDE_*"],
+				["api.anthropic.com", "console.anthropic.com", "claude.ai"],
+			),
+			gemini: adapter(
+				"gemini",
+				"gemini resume {{external_session_id}}",
+				["GEMINI_*", "GOOGLE_*"],
+				["generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"],
+			),
 			opencode: adapter("opencode", ""),
 			generic: adapter("sh", ""),
 		},
@@ -141,13 +180,36 @@ export function defaultConfig(): Config {
 			env_allowlist: ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ", "CI"],
 			sandbox: "auto",
 			network: false,
+			support_paths: [
+				"package.json",
+				"**/package.json",
+				"*.lock",
+				"*.lockb",
+				"package-lock.json",
+				"pnpm-lock.yaml",
+				"tsconfig*.json",
+				"bunfig.toml",
+				"go.mod",
+				"go.sum",
+				"Cargo.toml",
+				"Cargo.lock",
+				"pyproject.toml",
+				"setup.cfg",
+				"requirements*.txt",
+				"conftest.py",
+				"Makefile",
+			],
 		},
+		sandbox: { expose: [] },
 		limits: {
 			max_frame_bytes: 16 * 1024 * 1024,
 			read_deadline_seconds: 30,
 			write_deadline_seconds: 30,
 			max_connections: 256,
 			max_http_connections: 512,
+			max_patch_bytes: 2 * 1024 * 1024,
+			max_revisions_per_proposal: 50,
+			max_open_proposals_per_task: 20,
 		},
 		idempotency: { ttl_hours: 24 },
 	};

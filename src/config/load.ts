@@ -1,7 +1,8 @@
 // Reads .roundtable/config.yaml: real YAML, validated, merged over the defaults. Every error names
 // the file, the line and the dotted key, and suggests the nearest valid key for an unknown one.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { isAbsolute, join, normalize } from "node:path";
 import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
 import { problemText } from "../domain/scalars.ts";
 import { dotted, isPlainObject, type KeyPath as Path, readYaml } from "../domain/yaml-source.ts";
@@ -81,6 +82,8 @@ const blankAdapter = (): AdapterConfig => ({
 	supports_mcp: false,
 	supports_readonly_workspace: false,
 	captures_session_id: false,
+	env: [],
+	egress: [],
 });
 
 function rejectUnknownKeys(
@@ -159,6 +162,15 @@ function checkCrossReferences(config: Config, fail: (path: Path, detail: string)
 	) {
 		fail(["mcp", "http_address"], `'mcp.http_address' must be host:port (was '${config.mcp.http_address}')`);
 	}
+	config.sandbox.expose = config.sandbox.expose.map((entry, i) => {
+		const path = entry === "~" || entry.startsWith("~/") ? homedir() + entry.slice(1) : entry;
+		if (!isAbsolute(path) || normalize(path) === "/" || path.split("/").includes(".roundtable"))
+			fail(
+				["sandbox", "expose", i],
+				`'sandbox.expose[${i}]' must be an absolute folder (or ~/…) other than / and outside any .roundtable/ (was '${entry}')`,
+			);
+		return normalize(path);
+	});
 	config.tests.allowed_commands.forEach((entry, i) => {
 		const words = entry.trim().split(/\s+/);
 		if (INTERPRETERS.has(words[0] ?? "") && (words.length === 1 || EVAL_FLAGS.has(words[1] ?? ""))) {

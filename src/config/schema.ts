@@ -21,6 +21,8 @@ const adapter = type({
 	"supports_mcp?": "boolean",
 	"supports_readonly_workspace?": "boolean",
 	"captures_session_id?": "boolean",
+	"env?": nonBlank.array(),
+	"egress?": nonBlank.array(),
 });
 
 export const configFileSchema = type({
@@ -63,7 +65,9 @@ export const configFileSchema = type({
 		"env_allowlist?": nonBlank.array(),
 		"sandbox?": "'auto' | 'required' | 'off'",
 		"network?": "boolean",
+		"support_paths?": nonBlank.array(),
 	},
+	"sandbox?": { "+": "reject", "expose?": nonBlank.array() },
 	"limits?": {
 		"+": "reject",
 		"max_frame_bytes?": positiveInt,
@@ -71,6 +75,9 @@ export const configFileSchema = type({
 		"write_deadline_seconds?": positiveInt,
 		"max_connections?": positiveInt,
 		"max_http_connections?": positiveInt,
+		"max_patch_bytes?": positiveInt,
+		"max_revisions_per_proposal?": positiveInt,
+		"max_open_proposals_per_task?": positiveInt,
 	},
 	"idempotency?": { "+": "reject", "ttl_hours?": nonNegativeInt },
 });

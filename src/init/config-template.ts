@@ -32,7 +32,10 @@ agents:
   implementers: { count: 2, adapter: codex, model: default }
   reviewers: { count: 1, adapter: gemini, model: default }
 
-# How each agent CLI is started and resumed. New adapter names are allowed.
+# How each agent CLI is started and resumed. New adapter names are allowed. In its sandbox an agent
+# gets, of your environment, PATH, HOME, LANG, LC_ALL, TZ, TERM, CI, tests.env_allowlist and its
+# adapter's env (a trailing * matches a prefix); it reaches only the egress hosts (host, *.domain,
+# host:port; port 443 unless named), through a proxy that records every refusal as an event.
 adapters:
   codex:
     command: codex
@@ -41,6 +44,8 @@ adapters:
     supports_mcp: true
     supports_readonly_workspace: true
     captures_session_id: true
+    env: [OPENAI_API_KEY, CODEX_*]
+    egress: [api.openai.com, chatgpt.com, auth.openai.com]
   claude:
     command: claude
     supports_resume: true
@@ -48,6 +53,8 @@ adapters:
     supports_mcp: true
     supports_readonly_workspace: true
     captures_session_id: true
+    env: [ANTHROPIC_*, CLAUDE_*]
+    egress: [api.anthropic.com, console.anthropic.com, claude.ai]
   gemini:
     command: gemini
     supports_resume: true
@@ -55,6 +62,8 @@ adapters:
     supports_mcp: true
     supports_readonly_workspace: true
     captures_session_id: true
+    env: [GEMINI_*, GOOGLE_*]
+    egress: [generativelanguage.googleapis.com, cloudcode-pa.googleapis.com, oauth2.googleapis.com]
   opencode:
     command: opencode
     supports_resume: false
@@ -62,6 +71,8 @@ adapters:
     supports_mcp: true
     supports_readonly_workspace: true
     captures_session_id: false
+    env: []
+    egress: []
   generic:
     command: sh
     supports_resume: false
@@ -69,6 +80,8 @@ adapters:
     supports_mcp: false
     supports_readonly_workspace: true
     captures_session_id: false
+    env: []
+    egress: []
 
 # A scheduled turn not started, or started and not completed, within the lease expires.
 turns:
@@ -80,9 +93,15 @@ claims:
 # A capability (an agent's bearer token, from \`roundtable sessions mint\`) works this long; never renewed.
 sessions:
   capability_ttl_seconds: 28800
-  # \`roundtable sessions launch\` runs the agent in bubblewrap (Linux): the project read-only,
-  # .roundtable/ hidden but for its own session folder. auto: where bwrap works; required; off.
+  # \`roundtable sessions launch\` runs the agent in bubblewrap (Linux), which shows it only the
+  # system, its tools, an empty workspace and a private home with a copy of its login: it reads the
+  # project through the repository tools. auto: where bwrap works; required: refuse without; off.
   sandbox: auto
+
+# What every sandbox (test runs, launched agents) shows beyond the system, the command's own tools
+# and its directory: toolchain folders it needs, read-only (a pyenv, an nvm node, a Go module cache).
+sandbox:
+  expose: []
 
 # test.run runs only commands that begin with one of these argv prefixes (no shell).
 tests:
@@ -104,10 +123,30 @@ tests:
   timeout_seconds: 600
   max_output_bytes: 4194304
   env_allowlist: [PATH, HOME, LANG, LC_ALL, TERM, TMPDIR, TZ, CI]
-  # Linux: each run in bubblewrap (only its directory writable, private /tmp and $HOME, .git
-  # read-only). auto: where bwrap works, else unsandboxed; required: refuse a run without it; off.
+  # Linux: each run in bubblewrap, on a scratch copy of the project (the one place it writes), with
+  # the system, its tools, sandbox.expose, private /tmp and $HOME and nothing else of this machine.
+  # auto: where bwrap works, else unsandboxed; required: refuse a run without it; off.
   sandbox: auto
   network: false
+  # An agent's test run copies only what it may read, plus these (globs): manifests, lockfiles, helpers.
+  support_paths:
+    - package.json
+    - "**/package.json"
+    - "*.lock"
+    - "*.lockb"
+    - package-lock.json
+    - pnpm-lock.yaml
+    - tsconfig*.json
+    - bunfig.toml
+    - go.mod
+    - go.sum
+    - Cargo.toml
+    - Cargo.lock
+    - pyproject.toml
+    - setup.cfg
+    - requirements*.txt
+    - conftest.py
+    - Makefile
 
 limits:
   max_frame_bytes: 16777216
@@ -115,6 +154,10 @@ limits:
   write_deadline_seconds: 30
   max_connections: 256
   max_http_connections: 512
+  # A proposal's patch, its revisions, and the open proposals of one task are bounded.
+  max_patch_bytes: 2097152
+  max_revisions_per_proposal: 50
+  max_open_proposals_per_task: 20
 
 idempotency:
   ttl_hours: 24

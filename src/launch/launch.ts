@@ -1,24 +1,28 @@
 // The supervisor: `roundtable sessions launch`. It mints a session with a capability and a private
 // socket the owner serves, writes the agent CLI's per-launch MCP configuration into the session's
-// folder, runs the agent (in bubblewrap where it works: the project read-only, .roundtable/ hidden
-// but for that folder, its own $HOME with only the CLI's login folder, the network on), waits for
-// it, and then closes the session: capability revoked, socket gone, claims by their resume_policy.
+// folder, runs the agent — in bubblewrap where it works (src/sandbox/: nothing of the host but the
+// system, its tools and this program; an empty private workspace, since it reads the project
+// through the repository tools; a private $HOME holding a copy of its login; the network only
+// through an egress proxy to its adapter's hosts) — waits for it, and then closes the session:
+// capability revoked, socket gone, claims by their resume_policy, changed credentials written back.
 
-import { existsSync, lstatSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { constants, homedir } from "node:os";
-import { dirname, join } from "node:path";
-import { endpointsOf } from "../config/peek.ts";
+import { dirname, join, sep } from "node:path";
 import { operatorContext } from "../context.ts";
 import { call } from "../dispatch.ts";
-import { DOT, LAYOUT } from "../layout.ts";
+import { LAYOUT } from "../layout.ts";
 import { startOwnerInBackground } from "../owner/background.ts";
 import { findOwner } from "../owner/presence.ts";
-import { programDir, stdioCommand } from "../owner/self.ts";
+import { compiled, launchCommand, programDir, stdioCommand } from "../owner/self.ts";
 import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
-import { bwrapArgv, sandboxHere } from "../sandbox/index.ts";
+import { FORWARD_PORT, SANDBOX_FORWARD } from "../sandbox/forward.ts";
+import { homeInside, sandboxArgv, sandboxHere, toolFolders } from "../sandbox/index.ts";
+import { type EgressProxy, serveEgressProxy } from "../sandbox/proxy.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { privateDir, sessionDir } from "../sessions/paths.ts";
+import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
 
 /** What a launched agent's environment gets of Roundtable: these, and nothing else. */
 export const SESSION_VARIABLES = [
@@ -27,33 +31,6 @@ export const SESSION_VARIABLES = [
 	"ROUNDTABLE_SESSION_ID",
 	"ROUNDTABLE_ROOT",
 ] as const;
-
-/** Where each agent CLI keeps its login and state (what the sandbox lets it write), honoring its own variable. */
-function loginPaths(adapter: string, env: Record<string, string | undefined>, home: string): string[] {
-	const under = (...names: string[]) => names.map((n) => join(home, n));
-	switch (adapter) {
-		case "codex":
-			return env.CODEX_HOME ? [env.CODEX_HOME] : under(".codex");
-		case "claude":
-			return env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : under(".claude", ".claude.json");
-		case "gemini":
-			return env.GEMINI_CLI_HOME ? [env.GEMINI_CLI_HOME] : under(".gemini");
-		default:
-			return [];
-	}
-}
-
-/**
- * What must stay visible for a program to run when $HOME or /tmp is emptied: the install it lives
- * in (the folder holding its node_modules, for an npm-installed CLI), else its own folder.
- */
-function installOf(program: string | undefined, path: string | undefined): string | undefined {
-	const found = program && Bun.which(program, { PATH: path ?? "" });
-	if (!found) return undefined;
-	const resolved = realpathSync(found);
-	const cut = resolved.indexOf("/node_modules/");
-	return cut === -1 ? dirname(resolved) : resolved.slice(0, cut);
-}
 
 /** What session.mint binds the session to, and for how long. */
 export type Binding = Pick<Args<"session.mint">, "task_id" | "proposal_id" | "run_id" | "ttl_seconds">;
@@ -85,6 +62,7 @@ function clientArgv(
 	adapter: string,
 	command: string,
 	dir: string,
+	dirInside: string,
 	root: string,
 ): { argv: string[]; env: Record<string, string> } {
 	const { command: bridge, args } = stdioCommand(root);
@@ -105,21 +83,18 @@ function clientArgv(
 				env: {},
 			};
 		case "claude": {
-			const file = mcpServersFile(join(dir, "claude-mcp.json"), {
-				type: "stdio",
-				command: bridge,
-				args,
-				env: forwarded,
-			});
-			return { argv: [...base, "--mcp-config", file, "--strict-mcp-config"], env: {} };
+			mcpServersFile(join(dir, "claude-mcp.json"), { type: "stdio", command: bridge, args, env: forwarded });
+			return {
+				argv: [...base, "--mcp-config", join(dirInside, "claude-mcp.json"), "--strict-mcp-config"],
+				env: {},
+			};
 		}
 		case "gemini": {
-			const file = mcpServersFile(join(dir, "gemini-settings.json"), {
-				command: bridge,
-				args,
-				env: forwarded,
-			});
-			return { argv: base, env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: file } };
+			mcpServersFile(join(dir, "gemini-settings.json"), { command: bridge, args, env: forwarded });
+			return {
+				argv: base,
+				env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(dirInside, "gemini-settings.json") },
+			};
 		}
 		default:
 			// Generic: the environment alone tells `roundtable mcp stdio` where the session is.
@@ -127,16 +102,39 @@ function clientArgv(
 	}
 }
 
-/** The environment of the child: the operator's, less anything of Roundtable's, plus the session's. */
-function childEnv(
-	session: Record<(typeof SESSION_VARIABLES)[number], string>,
-	extra: Record<string, string>,
-): Record<string, string> {
+/** Of the operator's environment, what every agent gets; its adapter's `env` names the rest. */
+const BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TERM", "CI"];
+
+/**
+ * The agent's environment: an allowlist of the operator's (BASE_ENV, tests.env_allowlist, the
+ * adapter's `env`; a trailing `*` matches a prefix), never a variable of Roundtable's own, then what
+ * the launch sets.
+ */
+export function agentEnv(names: readonly string[], set: Record<string, string>): Record<string, string> {
 	const env: Record<string, string> = {};
+	const wanted = (k: string) => names.some((n) => (n.endsWith("*") ? k.startsWith(n.slice(0, -1)) : k === n));
 	for (const [k, v] of Object.entries(process.env))
-		if (v !== undefined && !k.startsWith("ROUNDTABLE_")) env[k] = v;
-	return { ...env, ...extra, ...session };
+		if (v !== undefined && !k.startsWith("ROUNDTABLE_") && wanted(k)) env[k] = v;
+	return { ...env, ...set };
 }
+
+/** What the agent's client needs to run this program as its MCP bridge, read-only. */
+function bridgeFolders(): string[] {
+	if (compiled()) return [process.execPath];
+	const pkg = programDir();
+	// An installed package: the node_modules it sits in holds its hoisted dependencies and Bun.
+	const cut = pkg.lastIndexOf(`${sep}node_modules${sep}`);
+	if (cut !== -1) return [pkg.slice(0, cut + "/node_modules".length)];
+	const runtime = realpathSync(process.execPath);
+	return [
+		...["bin", "src", "node_modules", "package.json"].map((p) => join(pkg, p)).filter((p) => existsSync(p)),
+		...(runtime.startsWith(pkg + sep) ? [] : [dirname(runtime)]),
+	];
+}
+
+/** Inside an agent's sandbox: its working folder, and where the session's files are shown. */
+export const WORKSPACE_INSIDE = "/workspace";
+export const SESSION_INSIDE = "/session";
 
 async function waitForSocket(path: string, ms: number): Promise<boolean> {
 	const deadline = Date.now() + ms;
@@ -199,57 +197,104 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	const dir = sessionDir(root, session.id);
 	let code = 1;
 	let reason = "the launch failed";
+	let proxy: EgressProxy | undefined;
+	let login: CopiedLogin | undefined;
 	try {
 		privateDir(dir);
 		if (!(await waitForSocket(socket, 15_000)))
 			throw new LaunchError(`the owner did not open the session's socket ${socket}; see ${LAYOUT.ownerLog}`);
-		const client = clientArgv(adapterName, adapter.command, dir, root);
+		const sandboxed = choice.kind === "bwrap";
+		const workspace = join(dir, "workspace");
+		const home = join(dir, "home");
+		privateDir(workspace);
+		privateDir(home);
+		const cwd = sandboxed ? WORKSPACE_INSIDE : root;
+		const client = clientArgv(adapterName, adapter.command, dir, sandboxed ? SESSION_INSIDE : dir, cwd);
 		const argv = o.command ?? client.argv;
-		const env = childEnv(
-			{
-				ROUNDTABLE_SESSION_SOCKET: socket,
-				ROUNDTABLE_CAPABILITY: capability,
-				ROUNDTABLE_SESSION_ID: session.id,
-				ROUNDTABLE_ROOT: root,
-			},
-			o.command ? {} : client.env,
-		);
-		const home = homedir();
-		const legacy = endpointsOf(root, config.mcp).socketPath;
-		const spawned =
+		const homeIn = sandboxed ? homeInside() : homedir();
+		try {
+			login = sandboxed ? copyLogin(adapterName, process.env, homedir(), home, homeIn) : undefined;
+		} catch (err) {
+			throw err instanceof LoginBusy ? new LaunchError(err.message) : err;
+		}
+		const proxySocket = join(dirname(socket), "proxy.sock");
+		if (sandboxed)
+			proxy = await serveEgressProxy({
+				path: proxySocket,
+				allowed: adapter.egress,
+				onRefused: (host, port, why) =>
+					void call(
+						rt,
+						"session.egress_refused",
+						{ session_id: session.id, host, port, reason: why },
+						ctx,
+					).catch(() => {}),
+			});
+		const proxyUrl = `http://127.0.0.1:${FORWARD_PORT}`;
+		const env = agentEnv([...BASE_ENV, ...config.tests.env_allowlist, ...adapter.env], {
+			...(o.command ? {} : client.env),
+			...login?.env,
+			...(sandboxed && {
+				HOME: homeIn,
+				TMPDIR: "/tmp",
+				HTTPS_PROXY: proxyUrl,
+				https_proxy: proxyUrl,
+				HTTP_PROXY: proxyUrl,
+				http_proxy: proxyUrl,
+				ALL_PROXY: proxyUrl,
+				NO_PROXY: "",
+			}),
+			ROUNDTABLE_SESSION_SOCKET: sandboxed ? join(SESSION_INSIDE, "mcp.sock") : socket,
+			ROUNDTABLE_CAPABILITY: capability,
+			ROUNDTABLE_SESSION_ID: session.id,
+			ROUNDTABLE_ROOT: cwd,
+		});
+		const statusFile = join(dir, "bwrap-status.json");
+		const wrapped =
 			choice.kind === "bwrap"
-				? bwrapArgv(choice.bwrap, {
-						argv,
-						writable: dir,
-						cwd: root,
-						// The project, this program (the bridge the agent's client runs) and the agent's CLI, read-only.
-						visible: [root, dirname(process.execPath), programDir(), installOf(argv[0], env.PATH)].filter(
-							(p): p is string => p !== undefined,
-						),
-						hide: [join(root, DOT), legacy],
-						alsoWritable: [
-							...loginPaths(adapterName, env, home).filter((p) => existsSync(p)),
-							...(socket.startsWith(dir) ? [] : [socket]),
+				? sandboxArgv(choice.bwrap, {
+						// First the loopback forwarder to the proxy, which then runs the agent.
+						argv: [...launchCommand(), SANDBOX_FORWARD, join(SESSION_INSIDE, "proxy.sock"), "--", ...argv],
+						dir: workspace,
+						dirInside: WORKSPACE_INSIDE,
+						tools: [
+							...toolFolders([argv[0] as string], { path: env.PATH ?? "", home: homedir(), never: [root] }),
+							...bridgeFolders(),
+							...config.sandbox.expose,
 						],
-						network: true,
-						home,
-						path: env.PATH,
+						files: [
+							{ host: socket, inside: join(SESSION_INSIDE, "mcp.sock") },
+							{ host: proxySocket, inside: join(SESSION_INSIDE, "proxy.sock") },
+							...["claude-mcp.json", "gemini-settings.json"]
+								.filter((f) => existsSync(join(dir, f)))
+								.map((f) => ({ host: join(dir, f), inside: join(SESSION_INSIDE, f) })),
+						],
+						home: { inside: homeIn, host: home },
+						network: false,
+						terminal: "shared",
+						statusFile,
 					})
-				: argv;
+				: { argv, fds: [], close: () => {} };
 		if (choice.kind === "none")
 			o.log(
 				`roundtable: WARNING: no sandbox (${choice.reason}): the agent runs as you and can read .roundtable/ (the database, the operator's token), use the operator's socket and write the project`,
 			);
 		o.log(`roundtable: session ${session.id} for ${session.agent_id} (${session.role}); socket ${socket}`);
-		const child = Bun.spawn(spawned, {
-			cwd: root,
+		const child = Bun.spawn(wrapped.argv, {
+			cwd: sandboxed ? workspace : root,
 			env,
-			stdin: "inherit",
-			stdout: "inherit",
-			stderr: "inherit",
+			stdio: ["inherit", "inherit", "inherit", ...wrapped.fds],
 		});
-		const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-		const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((s) => [s, forward(s)] as const);
+		wrapped.close();
+		// bubblewrap passes no signal on: a stop goes to the agent itself (the forwarder, which relays
+		// it). SIGINT from a terminal already reached the agent, which shares the terminal's group.
+		const stopSignals = ["SIGTERM", "SIGHUP", ...(process.stdin.isTTY ? [] : ["SIGINT"])] as NodeJS.Signals[];
+		const forward = (signal: NodeJS.Signals) => () => {
+			const agent = sandboxed ? agentPid(statusFile) : child.pid;
+			if (agent !== undefined) process.kill(agent, signal);
+			else child.kill(signal);
+		};
+		const handlers = stopSignals.map((s) => [s, forward(s)] as const);
 		for (const [s, h] of handlers) process.on(s, h);
 		try {
 			await child.exited;
@@ -260,10 +305,25 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		reason = child.signalCode ? `killed by ${child.signalCode}` : `exit ${child.exitCode}`;
 		return code;
 	} finally {
+		proxy?.close();
+		login?.finish();
 		await call(rt, "session.close", { session_id: session.id, reason }, ctx).catch((err) =>
 			o.log(`roundtable: could not close session ${session.id}: ${(err as Error).message}`),
 		);
 		rmSync(dir, { recursive: true, force: true });
+		// A socket of its own folder under the runtime folder (a long project path): that folder too.
+		if (!socket.startsWith(dir + sep)) rmSync(dirname(socket), { recursive: true, force: true });
+	}
+}
+
+/** The agent's pid on the host: the child of the namespace's init that bwrap reported, or undefined. */
+function agentPid(statusFile: string): number | undefined {
+	try {
+		const init = JSON.parse(readFileSync(statusFile, "utf8").split("\n")[0] as string)["child-pid"] as number;
+		const first = readFileSync(`/proc/${init}/task/${init}/children`, "utf8").trim().split(" ")[0];
+		return first ? Number(first) : init;
+	} catch {
+		return undefined;
 	}
 }
 

@@ -1,7 +1,7 @@
 // How to run this very program again: from the compiled binary, or from the package's sources.
 import { dirname, join } from "node:path";
 
-const compiled = () => Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");
+export const compiled = () => Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");
 
 /**
  * Bun flags for running the sources, the same as bin/roundtable's: a project's .env and

@@ -242,4 +242,30 @@ export const sessionTools = [
 		output: () => type({ event: eventRecord() }),
 		mutates: true,
 	}),
+	tool({
+		name: "session.egress_refused",
+		family: "sessions",
+		visibility: "internal",
+		title: "Record a refused connection",
+		description:
+			"Record that a launched agent's sandbox refused a connection to a host its adapter does not name.",
+		details:
+			"A `session.egress_refused` event: the session, its agent, the host and port asked for (port 0 when the request named none), and why.",
+		args: () =>
+			type({
+				session_id: callerId,
+				host: type("string <= 300").describe("at most 300 characters"),
+				port: "0 <= number.integer <= 65535",
+				reason: nonBlank,
+			}),
+		argDocs: {
+			session_id: "The session whose proxy refused it.",
+			host: "The host asked for.",
+			port: "The port asked for.",
+			reason: "Why it was refused.",
+			idempotency_key: "Records once on retry.",
+		},
+		output: () => type({ event: eventRecord() }),
+		mutates: true,
+	}),
 ] as const;

@@ -1,158 +1,170 @@
-// The sandbox a command runs in: bubblewrap on Linux. The whole filesystem read-only, one writable
-// directory (with chosen subpaths frozen or hidden inside it), a private /tmp and $HOME, its own
-// pid, ipc, uts and (unless network is on) network namespaces, no capabilities, and the tree dying
-// with its parent. Used by test.run; written to be reused for anything else that runs foreign code.
+// Every sandbox (test runs, launched agents) is built here, on Linux with bubblewrap, from an
+// allowlist: a new, empty root that holds only the system runtime (system.ts), the folders of the
+// tools the command runs (tools.ts), the run's own directory (the one place it writes), a private
+// /tmp and $HOME, a minimal /dev and a new /proc. Nothing else of the host exists inside: no other
+// project, no /var/tmp, /root, /run or $XDG_RUNTIME_DIR, no .roundtable/. Its own pid, ipc, uts and
+// network namespaces (the host's network only when asked), no capabilities, dying with its parent;
+// a headless run gets a session of its own, an interactive one keeps the terminal with TIOCSTI and
+// TIOCLINUX refused by a seccomp filter.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, sep } from "node:path";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { ttyFilter } from "./seccomp.ts";
+import { systemArgs } from "./system.ts";
+import { realOrUndefined, SYSTEM_DIRS, under } from "./tools.ts";
+
+export { toolFolders } from "./tools.ts";
 
 export interface SandboxSpec {
 	argv: string[];
-	/** The one directory the command may write (bound read-write at its own path). */
-	writable: string;
-	/** Paths inside `writable` bound read-only (a dependency folder, `.git`); missing ones are skipped. */
+	/** The run's own directory on the host: the one place the command writes. */
+	dir: string;
+	/** Where `dir` appears inside (default: its own path). */
+	dirInside?: string;
+	/** Host paths inside `dir` kept read-only (dependency folders, .git). */
 	readOnly?: string[];
-	/** Paths inside `writable` hidden behind an empty, read-only directory (`.roundtable`). */
-	hidden?: string[];
+	/** Host folders shown read-only at their own place: the tools (toolFolders) and sandbox.expose. */
+	tools: string[];
+	/** Single host files or sockets shown read-only at a path inside (a session's socket, a client config). */
+	files?: { host: string; inside: string }[];
+	/** The private $HOME at `inside`: the host folder `host` bound writable, else an empty tmpfs. */
+	home: { inside: string; host?: string };
 	network: boolean;
-	/** The caller's $HOME: replaced by an empty tmpfs, except the toolchain folders `path` runs from. */
-	home?: string;
-	/** The command's PATH: a folder under $HOME it names stays visible (read-only), so pyenv, nvm, ~/.bun still run. */
-	path?: string;
-	/** Where the command starts (default: `writable`). */
-	cwd?: string;
-	/** Paths shown read-only at their own place though /tmp or $HOME was emptied (a project under /tmp). */
-	visible?: string[];
 	/**
-	 * Paths anywhere to hide before `writable` is bound (so it shows through one): a folder becomes
-	 * empty and read-only, a file or socket becomes /dev/null. Missing ones are skipped.
+	 * `new`: a session of its own, no controlling terminal (headless). `shared`: keeps the caller's
+	 * terminal for an interactive CLI, with TIOCSTI and TIOCLINUX refused by seccomp.
 	 */
-	hide?: string[];
-	/** More paths the command may write, each at its own place (an agent CLI's login folder, a socket). */
-	alsoWritable?: string[];
+	terminal: "new" | "shared";
+	/** Where the command starts, inside (default: where `dir` appears). */
+	cwd?: string;
+	/** A file bwrap writes its status to (`child-pid`: the namespace's init, whose child is the command). */
+	statusFile?: string;
+}
+
+export interface Sandboxed {
+	argv: string[];
+	/** Descriptors the spawn passes on as 3, 4, …: the seccomp program first. */
+	fds: number[];
+	/** Closes this side's copies of `fds` (once the child has started). */
+	close(): void;
 }
 
 export type SandboxChoice =
 	| { kind: "bwrap"; bwrap: string; reason: string }
 	| { kind: "none"; reason: string };
 
-const under = (child: string, parent: string) => child === parent || child.startsWith(parent + sep);
-
-/**
- * What to bind read-only for toolchains under a folder the sandbox empties ($HOME, /tmp): the top
- * folder under it of each PATH entry there (~/.bun, ~/.pyenv, or a checkout's node_modules/.bin
- * under /tmp, whose links lead elsewhere in that checkout).
- */
-function toolchainsUnder(emptied: string, path: string | undefined): string[] {
-	const out = new Set<string>();
-	for (const entry of (path ?? "").split(":")) {
-		const realEntry = entry === "" ? undefined : real(entry);
-		if (!realEntry || !under(realEntry, emptied) || realEntry === emptied) continue;
-		const top = join(emptied, realEntry.slice(emptied.length + 1).split(sep)[0] as string);
-		if (existsSync(top)) out.add(top);
-	}
-	return [...out];
+/** Where a host path inside `spec.dir` appears inside the sandbox. */
+function inside(spec: SandboxSpec, dir: string, p: string): string {
+	return spec.dirInside === undefined ? p : spec.dirInside + p.slice(dir.length);
 }
 
-/** A path as the kernel resolves it (bwrap binds real paths; a symlinked folder is bound at its target). */
-const real = (p: string) => {
-	try {
-		return realpathSync(p);
-	} catch {
-		return undefined;
+let filterFile: string | undefined;
+/** A descriptor for the seccomp program (bwrap reads it to its end, so a new one each time). */
+function filterFd(): number | undefined {
+	const program = ttyFilter();
+	if (!program) return undefined;
+	if (!filterFile || !existsSync(filterFile)) {
+		filterFile = join(mkdtempSync(join(tmpdir(), "roundtable-seccomp-")), "tty.bpf");
+		writeFileSync(filterFile, program, { mode: 0o600 });
 	}
-};
+	return openSync(filterFile, "r");
+}
 
-/** The bwrap argv that runs `spec.argv` sandboxed. Order matters: a later mount wins over an earlier one. */
-export function bwrapArgv(bwrap: string, spec: SandboxSpec): string[] {
-	const writable = real(spec.writable) ?? spec.writable;
+/** The bwrap command that runs `spec.argv` sandboxed. Order matters: a later mount wins. */
+export function sandboxArgv(bwrap: string, spec: SandboxSpec): Sandboxed {
+	const dir = realOrUndefined(spec.dir) ?? spec.dir;
+	const fds: number[] = [];
 	const args = [bwrap, "--unshare-all", ...(spec.network ? ["--share-net"] : [])];
-	args.push(
-		"--die-with-parent",
-		"--cap-drop",
-		"ALL",
-		"--ro-bind",
-		"/",
-		"/",
-		"--dev",
-		"/dev",
-		"--proc",
-		"/proc",
-	);
-	const tmp = real("/tmp") ?? "/tmp";
-	args.push("--tmpfs", tmp);
-	for (const dir of toolchainsUnder(tmp, spec.path)) args.push("--ro-bind", dir, dir);
-	const home = spec.home && real(spec.home);
-	// The writable dir may be under $HOME or /tmp: it is bound after the tmpfs, so it shows through.
-	if (home && home !== "/" && !under(home, writable)) {
-		args.push("--tmpfs", home);
-		for (const dir of toolchainsUnder(home, spec.path)) args.push("--ro-bind", dir, dir);
+	args.push("--die-with-parent", "--cap-drop", "ALL");
+	if (spec.terminal === "new") args.push("--new-session");
+	const filter = filterFd();
+	if (filter !== undefined) {
+		args.push("--seccomp", String(3 + fds.length));
+		fds.push(filter);
 	}
-	for (const p of spec.visible ?? []) {
-		const target = real(p);
-		if (target) args.push("--ro-bind", target, target);
+	if (spec.statusFile !== undefined) {
+		args.push("--json-status-fd", String(3 + fds.length));
+		fds.push(openSync(spec.statusFile, "w", 0o600));
 	}
-	const remount: string[] = [];
-	for (const p of spec.hide ?? []) {
-		const target = real(p);
-		if (!target) continue;
-		if (statSync(target).isDirectory()) {
-			// Emptied now, read-only once `writable` (which may lie inside) is bound.
-			args.push("--tmpfs", target);
-			remount.push(target);
-		} else args.push("--ro-bind", "/dev/null", target);
+	args.push(...systemArgs());
+	if (spec.home.host) args.push("--bind", spec.home.host, spec.home.inside);
+	else args.push("--tmpfs", spec.home.inside);
+	for (const tool of spec.tools) {
+		const real = realOrUndefined(tool);
+		if (!real) continue;
+		args.push("--ro-bind", real, real);
+		// A folder that happens to hold a project: its .roundtable/ is never shown.
+		if (existsSync(join(real, ".roundtable")))
+			args.push("--tmpfs", join(real, ".roundtable"), "--remount-ro", join(real, ".roundtable"));
 	}
-	args.push("--bind", writable, writable);
-	for (const target of remount) args.push("--remount-ro", target);
-	for (const p of spec.alsoWritable ?? []) {
-		const target = real(p);
-		if (target) args.push("--bind", target, target);
-	}
+	const where = spec.dirInside ?? dir;
+	args.push("--bind", dir, where);
 	for (const p of spec.readOnly ?? []) {
-		const target = real(p);
-		// A symlink out of the writable dir (a shared dependency store) stays readable where it leads.
-		if (target) args.push("--ro-bind", target, target);
+		const real = realOrUndefined(p);
+		// A dependency folder that links out of the run's directory (a shared store) is shown where it leads.
+		if (!real) continue;
+		if (under(real, dir)) args.push("--ro-bind", real, inside(spec, dir, real));
+		else args.push("--ro-bind", real, real);
 	}
-	for (const p of spec.hidden ?? []) {
-		const target = real(p);
-		if (target && under(target, writable)) args.push("--tmpfs", target, "--remount-ro", target);
-	}
-	args.push("--chdir", (spec.cwd && real(spec.cwd)) ?? writable, "--", ...spec.argv);
-	return args;
+	for (const f of spec.files ?? []) args.push("--ro-bind", f.host, f.inside);
+	args.push("--remount-ro", "/", "--chdir", spec.cwd ?? where, "--", ...spec.argv);
+	return {
+		argv: args,
+		fds,
+		close: () => {
+			for (const fd of fds.splice(0)) closeSync(fd);
+		},
+	};
 }
 
 /** Where bwrap is on PATH, or undefined. */
 function findBwrap(path: string | undefined): string | undefined {
-	for (const dir of (path ?? "").split(":")) {
-		if (dir && existsSync(join(dir, "bwrap"))) return join(dir, "bwrap");
+	for (const d of (path ?? "").split(":")) {
+		if (d && existsSync(join(d, "bwrap"))) return join(d, "bwrap");
 	}
 	return undefined;
 }
 
-/** Whether the sandbox works here: bwrap is found and runs `true` with the flags a real run uses. */
+/** Whether the sandbox works here: bwrap is found and runs a command with the flags a real run uses. */
 export function probeSandbox(path = process.env.PATH): SandboxChoice {
 	if (process.platform !== "linux") return { kind: "none", reason: `not Linux (${process.platform})` };
 	const bwrap = findBwrap(`${path ?? ""}:/usr/bin:/bin`);
 	if (!bwrap) return { kind: "none", reason: "bubblewrap (bwrap) is not installed" };
 	const dir = mkdtempSync(join(tmpdir(), "roundtable-probe-"));
+	const run = sandboxArgv(bwrap, {
+		argv: ["/bin/sh", "-c", "touch probe"],
+		dir,
+		tools: [],
+		home: { inside: homeInside() },
+		network: false,
+		terminal: "new",
+	});
 	try {
-		const argv = bwrapArgv(bwrap, {
-			argv: ["/bin/sh", "-c", "touch probe"],
-			writable: dir,
-			network: false,
-			home: process.env.HOME,
-			path,
+		const r = spawnSync(run.argv[0] as string, run.argv.slice(1), {
+			encoding: "utf8",
+			timeout: 10_000,
+			stdio: ["ignore", "pipe", "pipe", ...run.fds],
 		});
-		const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: "utf8", timeout: 10_000 });
 		if (r.status === 0 && existsSync(join(dir, "probe"))) {
 			return { kind: "bwrap", bwrap, reason: `${bwrap} works here` };
 		}
 		const why = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n")[0]?.slice(0, 200);
 		return { kind: "none", reason: `bubblewrap is unusable here: ${why}` };
 	} finally {
+		run.close();
 		rmSync(dir, { recursive: true, force: true });
 	}
+}
+
+/**
+ * The private $HOME's path inside: the operator's own path (tools remember it), or /home/sandbox
+ * when that is / or a system folder the sandbox shows.
+ */
+export function homeInside(home = homedir()): string {
+	const real = realOrUndefined(home) ?? home;
+	const taken = ["/etc", "/dev", "/proc", ...SYSTEM_DIRS].some((d) => under(real, d));
+	return taken || !isAbsolute(real) || real === "/" || real === "/tmp" ? "/home/sandbox" : real;
 }
 
 let probed: SandboxChoice | undefined;

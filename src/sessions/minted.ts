@@ -169,3 +169,18 @@ export async function touchSession(tx: Tx, env: Env, a: Args<"session.touch">) {
 	}
 	return { session };
 }
+
+export async function recordEgressRefused(tx: Tx, env: Env, a: Args<"session.egress_refused">) {
+	const session = await requireSession(tx, a.session_id);
+	const event = await tx.events.append(
+		{
+			type: "session.egress_refused",
+			actor_id: session.agent_id,
+			run_id: session.run_id,
+			task_id: session.task_id,
+			payload: { session_id: session.id, host: a.host, port: a.port, reason: a.reason },
+		},
+		env.now,
+	);
+	return { event };
+}

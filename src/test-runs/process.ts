@@ -19,6 +19,8 @@ export interface ProcessOptions {
 	onLine?: (line: string) => void;
 	/** Called once the command runs, with the process group it leads (its pid). */
 	onStart?: (group: number) => void;
+	/** Descriptors the command gets as 3, 4, … (a sandbox's seccomp program). */
+	fds?: number[];
 }
 
 export interface ProcessResult {
@@ -122,11 +124,9 @@ export async function runProcess(o: ProcessOptions): Promise<ProcessResult> {
 		proc = Bun.spawn(o.argv, {
 			cwd: o.cwd,
 			env: o.env,
-			stdin: "ignore",
-			stdout: "pipe",
-			stderr: "pipe",
+			stdio: ["ignore", "pipe", "pipe", ...(o.fds ?? [])],
 			detached: true, // setsid(): the child leads its own process group
-		});
+		}) as typeof proc;
 	} catch (err) {
 		return done({ error: `cannot start ${o.argv[0]}: ${(err as Error).message}` });
 	}

@@ -21,7 +21,7 @@ import { checkTestArguments } from "./inside.ts";
 import { RESULT_LOG_BYTES, summarize, tail, writeLog } from "./logs.ts";
 import { type ProcessResult, runProcess } from "./process.ts";
 import { cannotStart, chooseSandbox, type RunSandbox, signalOfExit, wrapCommand } from "./sandboxed.ts";
-import { PatchDoesNotApply, proposalWorkdir } from "./workdir.ts";
+import { PatchDoesNotApply, scratchCopy } from "./workdir.ts";
 
 const PROGRESS_EVERY_MS = 1000;
 
@@ -222,12 +222,14 @@ async function execute(
 	sandbox: RunSandbox,
 	{ rt, ctx }: Env,
 ): Promise<ProcessResult> {
-	// The copy is taken under the repository lock: never a half-applied tree.
-	const workdir = patch
-		? await withRepository(rt, "shared", () =>
-				proposalWorkdir(rt.root, patchPath(rt.root, patch.sha256), patch.strip),
-			)
-		: undefined;
+	// A sandboxed run, and every run of a patch, works on a scratch copy taken under the repository
+	// lock (never a half-applied tree): the sandbox shows that copy, never the project itself.
+	const workdir =
+		patch || sandbox.sandbox === "bwrap"
+			? await withRepository(rt, "shared", () =>
+					scratchCopy(rt.root, patch && { file: patchPath(rt.root, patch.sha256), strip: patch.strip }),
+				)
+			: undefined;
 	const begun = performance.now();
 	let lastLine = "";
 	let lastReport = Number.NEGATIVE_INFINITY;
@@ -248,12 +250,14 @@ async function execute(
 		argv,
 		// The run's id marks its processes: the sweep after a crash knows them by it.
 		{ ...testEnv(rt.config.tests.env_allowlist), [RUN_ID_VARIABLE]: testRun.id },
-		{ dir, project: !workdir, dependencies: workdir?.dependencies ?? [] },
-		rt.config.tests.network,
+		{ dir, dependencies: workdir?.dependencies ?? [] },
+		rt.config,
+		rt.root,
 	);
 	const problem =
 		sandbox.sandbox === "bwrap" ? cannotStart(argv[0] as string, dir, command.env.PATH) : undefined;
 	if (problem) {
+		command.close();
 		workdir?.remove();
 		clearInterval(heartbeat);
 		return { ...NOT_STARTED, error: problem, output: new Uint8Array() };
@@ -263,7 +267,9 @@ async function execute(
 			argv: command.argv,
 			cwd: dir,
 			env: command.env,
+			fds: command.fds,
 			onStart: (group) => {
+				command.close();
 				recorded = rt.store.withTransaction("write", (tx) => tx.testRuns.setProcessGroup(testRun.id, group));
 			},
 			timeoutMs: timeoutSeconds * 1000,
@@ -277,6 +283,7 @@ async function execute(
 		const signal = sandbox.sandbox === "bwrap" ? signalOfExit(r.exit_code) : undefined;
 		return signal ? { ...r, exit_code: null, signal } : r;
 	} finally {
+		command.close();
 		clearInterval(heartbeat);
 		await recorded;
 		workdir?.remove();

@@ -1,11 +1,11 @@
 // Which sandbox a test run gets (tests.sandbox), and its command wrapped in it. The probe runs once
 // per process: the owner runs it at start and logs the choice; a run records what it had.
 import { accessSync, constants as fs } from "node:fs";
-import { constants } from "node:os";
+import { constants, homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { Config } from "../config/defaults.ts";
 import { failedPrecondition } from "../errors.ts";
-import { bwrapArgv, sandboxHere } from "../sandbox/index.ts";
+import { homeInside, sandboxArgv, sandboxHere, toolFolders } from "../sandbox/index.ts";
 
 export type RunSandbox =
 	| { sandbox: "bwrap"; sandbox_reason: null; bwrap: string }
@@ -38,33 +38,46 @@ export function describeSandbox(tests: Config["tests"]): string {
 }
 
 export interface RunPlace {
+	/** A scratch copy of the project: the one directory the run writes. */
 	dir: string;
-	/** The project root itself (its .git and .roundtable are there), not a scratch copy. */
-	project: boolean;
-	/** Hard-linked dependency folders in a scratch copy: read-only, so no shared inode changes. */
+	/** Hard-linked dependency folders in the copy: read-only, so no shared inode changes. */
 	dependencies: string[];
 }
 
-/** argv and env as they run: unchanged without a sandbox, wrapped in bwrap with one. */
+export interface Wrapped {
+	argv: string[];
+	env: Record<string, string>;
+	/** Descriptors the spawn passes on as 3, 4, … */
+	fds: number[];
+	close(): void;
+}
+
+/**
+ * argv and env as they run: unchanged without a sandbox; with one, wrapped in bubblewrap with only
+ * the scratch copy, the tools the command needs and sandbox.expose, a private $HOME and /tmp.
+ */
 export function wrapCommand(
 	choice: RunSandbox,
 	argv: string[],
 	env: Record<string, string>,
 	place: RunPlace,
-	network: boolean,
-): { argv: string[]; env: Record<string, string> } {
-	if (choice.sandbox === "none") return { argv, env };
-	const wrapped = bwrapArgv(choice.bwrap, {
+	config: Pick<Config, "tests" | "sandbox">,
+	root: string,
+): Wrapped {
+	if (choice.sandbox === "none") return { argv, env, fds: [], close: () => {} };
+	const home = homeInside(env.HOME);
+	const tools = toolFolders([argv[0] as string], { path: env.PATH ?? "", home: homedir(), never: [root] });
+	const wrapped = sandboxArgv(choice.bwrap, {
 		argv,
-		writable: place.dir,
-		readOnly: place.project ? [`${place.dir}/.git`] : place.dependencies,
-		hidden: place.project ? [`${place.dir}/.roundtable`] : [],
-		network,
-		home: env.HOME ?? process.env.HOME,
-		path: env.PATH,
+		dir: place.dir,
+		readOnly: place.dependencies,
+		tools: [...tools, ...config.sandbox.expose],
+		home: { inside: home },
+		network: config.tests.network,
+		terminal: "new",
 	});
 	// The host's TMPDIR is out of reach inside: temporary files go to the private /tmp.
-	return { argv: wrapped, env: { ...env, TMPDIR: "/tmp" } };
+	return { ...wrapped, env: { ...env, HOME: home, TMPDIR: "/tmp" } };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Where a proposal's tests run: a scratch copy of the project as git sees it (tracked and untracked
+// Where a sandboxed test run, and a proposal's, runs: a scratch copy of the project as git sees it (tracked and untracked
 // files, not ignored ones, never .git/ or .roundtable/) with the proposal's current patch applied,
 // outside the project so nothing in it finds the real repository above. Dependency folders that the
 // copy leaves out (node_modules, a virtualenv) are brought in as a farm of hard links: the tests can
@@ -110,15 +110,22 @@ function linkDependencies(root: string, dir: string, files: string[]): string[] 
 	return brought;
 }
 
-/** A scratch copy of the project with the patch applied; throws PatchDoesNotApply when it does not. */
-export async function proposalWorkdir(root: string, patchFile: string, strip: number): Promise<Workdir> {
+/**
+ * A scratch copy of the project, with the patch applied when there is one (throws PatchDoesNotApply
+ * when it does not); `keep` narrows which of the project's files it holds.
+ */
+export async function scratchCopy(
+	root: string,
+	patch: { file: string; strip: number } | undefined,
+	keep: (rel: string) => boolean = () => true,
+): Promise<Workdir> {
 	const dir = mkdtempSync(join(tmpdir(), "roundtable-test-"));
 	const remove = () => rmSync(dir, { recursive: true, force: true });
 	try {
-		const files = await listFiles(root);
+		const files = (await listFiles(root)).filter(keep);
 		copyTree(root, dir, files);
 		const dependencies = linkDependencies(root, dir, files);
-		const failure = await gitApply(dir, patchFile, strip, false);
+		const failure = patch && (await gitApply(dir, patch.file, patch.strip, false));
 		if (failure !== undefined) throw new PatchDoesNotApply(`the proposal's patch does not apply: ${failure}`);
 		return { dir, dependencies, remove };
 	} catch (err) {

@@ -1,11 +1,17 @@
-// session.register, .heartbeat, .end, .mint, .revoke, .close, .touch, .record_denial and
+// session.register, .heartbeat, .end, .mint, .revoke, .close, .touch, .record_denial, .egress_refused and
 // agent.enable, .disable. The engine is src/sessions/: the operator's record of external sessions
 // (registration.ts), minted sessions (minted.ts), the agents' switch (agents.ts), denials.
 import type { Env } from "../engine/env.ts";
 import type { Args } from "../registry/index.ts";
 import { setAgentEnabled } from "../sessions/agents.ts";
 import { appendDenial } from "../sessions/denials.ts";
-import { closeSession, mintSession, revokeSession, touchSession } from "../sessions/minted.ts";
+import {
+	closeSession,
+	mintSession,
+	recordEgressRefused,
+	revokeSession,
+	touchSession,
+} from "../sessions/minted.ts";
 import { endSession, heartbeatSession, registerSession } from "../sessions/registration.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -23,3 +29,5 @@ export const revoke = (tx: Tx, a: Args<"session.revoke">, env: Env) => revokeSes
 export const recordDenial = (tx: Tx, a: Args<"session.record_denial">, env: Env) => appendDenial(tx, env, a);
 export const close = (tx: Tx, a: Args<"session.close">, env: Env) => closeSession(tx, env, a);
 export const touch = (tx: Tx, a: Args<"session.touch">, env: Env) => touchSession(tx, env, a);
+export const egressRefused = (tx: Tx, a: Args<"session.egress_refused">, env: Env) =>
+	recordEgressRefused(tx, env, a);

@@ -40,6 +40,8 @@ export interface Setup {
 	/** tests.sandbox (default auto: bubblewrap where it works) */
 	sandbox?: "auto" | "required" | "off";
 	network?: boolean;
+	/** sandbox.expose */
+	expose?: string[];
 	/** Executable `#!/bin/sh` scripts written into the project root: name → body. */
 	scripts?: Record<string, string>;
 }
@@ -51,6 +53,7 @@ function configYaml(s: Setup): string {
 	if (s.envAllowlist) lines.push(`  env_allowlist: ${JSON.stringify(s.envAllowlist)}`);
 	if (s.sandbox) lines.push(`  sandbox: ${s.sandbox}`);
 	if (s.network !== undefined) lines.push(`  network: ${s.network}`);
+	if (s.expose) lines.push("sandbox:", `  expose: ${JSON.stringify(s.expose)}`);
 	return `${lines.join("\n")}\n`;
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { proposalWorkdir } from "../../src/test-runs/workdir.ts";
+import { scratchCopy } from "../../src/test-runs/workdir.ts";
 import { type Flow, taskFlow } from "../_helpers/flow-helpers.ts";
 import { commitAll, makeProject, runProcess, tempDir, write } from "../_helpers/helpers.ts";
 
@@ -146,7 +146,7 @@ describe("plain multi-file unified diffs validate, apply and roll back like git-
 		commitAll(root, FIVE_BEFORE);
 		const patchFile = join(tempDir("rt-plain-patch-"), "p.diff");
 		writeFileSync(patchFile, await plainPatch(FIVE_BEFORE, FIVE_AFTER));
-		const work = await proposalWorkdir(root, patchFile, 1);
+		const work = await scratchCopy(root, { file: patchFile, strip: 1 });
 		try {
 			expect(contents(work.dir, FIVE_AFTER)).toEqual(FIVE_AFTER);
 			expect(contents(root, FIVE_BEFORE)).toEqual(FIVE_BEFORE);

@@ -81,8 +81,13 @@ describe("defaults", () => {
 			write_deadline_seconds: 30,
 			max_connections: 256,
 			max_http_connections: 512,
+			max_patch_bytes: 2 * 1024 * 1024,
+			max_revisions_per_proposal: 50,
+			max_open_proposals_per_task: 20,
 		});
 		expect(c.idempotency.ttl_hours).toBe(24);
+		expect(c.sandbox.expose).toEqual([]);
+		expect(c.adapters.codex?.env).toEqual(["OPENAI_API_KEY", "CODEX_*"]);
 	});
 });
 
@@ -147,6 +152,8 @@ describe("real YAML", () => {
 			supports_mcp: false,
 			supports_readonly_workspace: false,
 			captures_session_id: false,
+			env: [],
+			egress: [],
 		});
 		expect(c.agents.tester.adapter).toBe("mycodex");
 	});
@@ -231,6 +238,8 @@ describe("merging over the defaults", () => {
 			supports_mcp: true,
 			supports_readonly_workspace: false,
 			captures_session_id: false,
+			env: [],
+			egress: [],
 		});
 		expect(c.agents.reviewers).toEqual({ count: 1, adapter: "aider", model: "default" });
 		// the built-in adapters are still there

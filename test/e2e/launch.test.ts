@@ -4,8 +4,9 @@
 // by the agent it belongs to, and no agent could have made another's.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
+import { parseDocument } from "yaml";
 import { commitAll, diffOf, MAIN, REPO, readyLine, runCli, tempDir, until } from "../_helpers/helpers.ts";
 
 const AGENT = join(REPO, "test/fixtures-scripts/scripted-agent.ts");
@@ -29,6 +30,8 @@ async function agent(id: string, binding: string[], script: [string, object][]) 
 			"--agent",
 			id,
 			...binding,
+			"--adapter",
+			"generic",
 			"--",
 			process.execPath,
 			AGENT,
@@ -56,12 +59,13 @@ beforeAll(async () => {
 	commitAll(root, { "src/greet.ts": "export const greet = 'hi';\n" });
 	expect((await runCli(["init", "--root", root])).code).toBe(0);
 	const config = join(root, ".roundtable/config.yaml");
-	writeFileSync(
-		config,
-		readFileSync(config, "utf8")
-			.replace("http_address: 127.0.0.1:7117", "http_address: 127.0.0.1:0")
-			.replace("    - npm test\n", '    - "true"\n    - npm test\n'),
-	);
+	const doc = parseDocument(readFileSync(config, "utf8"));
+	doc.setIn(["mcp", "http_address"], "127.0.0.1:0");
+	doc.setIn(["tests", "allowed_commands"], ["true", "npm test"]);
+	// The scripted agent and its script: what a sandbox shows and passes on beyond its allowlist.
+	doc.setIn(["sandbox", "expose"], [dirname(AGENT)]);
+	doc.setIn(["adapters", "generic", "env"], ["SCRIPT"]);
+	writeFileSync(config, doc.toString());
 	owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root, "--interval", "200ms"], {
 		stdin: "ignore",
 		stdout: "pipe",

@@ -7,7 +7,9 @@ import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
+import { WORKSPACE_INSIDE } from "../../src/launch/launch.ts";
 import { AGENT_TOOLS, toolsFor } from "../../src/registry/index.ts";
+import { probeSandbox } from "../../src/sandbox/index.ts";
 import { commitAll, diffOf, MAIN, REPO, readyLine, runCli, tempDir, write } from "../_helpers/helpers.ts";
 import {
 	bounded,
@@ -337,14 +339,18 @@ describe("launched by `roundtable sessions launch`: the client configured for th
 			try {
 				await rpc.request("initialize", { clientInfo: { name: "roundtable-tests", version: "0" } }, 60_000);
 				rpc.notify("initialized");
-				const started = await rpc.request("thread/start", { cwd: root, ephemeral: true });
+				// In its sandbox the agent sees no project: its working folder is its own workspace.
+				const cwd = probeSandbox().kind === "bwrap" ? WORKSPACE_INSIDE : root;
+				const started = await rpc.request("thread/start", { cwd, ephemeral: true });
 				const threadId = (started.thread as { id: string }).id;
 				const status = await rpc.request("mcpServerStatus/list", { threadId }, 60_000);
 				const ours = (status.data as { name: string; tools: Record<string, unknown> }[]).find(
 					(s) => s.name === "roundtable",
 				);
 				expect(ours, JSON.stringify(status).slice(0, 2000)).toBeDefined();
-				expect(Object.keys(ours?.tools ?? {}).sort()).toEqual(reviewerTools);
+				expect(Object.keys(ours?.tools ?? {}).sort(), JSON.stringify(status).slice(0, 2000)).toEqual(
+					reviewerTools,
+				);
 			} finally {
 				await rpc.close();
 			}

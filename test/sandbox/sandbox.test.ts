@@ -1,11 +1,21 @@
-// The sandbox module with real bubblewrap: what a command inside it cannot reach. Skipped, with
-// the probe's reason printed, where bubblewrap does not work (CI installs it, so there it runs).
+// The sandbox module with real bubblewrap, tried from inside as an attacker would: what exists at all
+// (held to the allowlist), what can be written, reached, typed or read. Skipped, with the probe's
+// reason printed, where bubblewrap does not work (CI installs it, so there it runs).
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapArgv, probeSandbox, type SandboxSpec } from "../../src/sandbox/index.ts";
+import {
+	homeInside,
+	probeSandbox,
+	type SandboxSpec,
+	sandboxArgv,
+	toolFolders,
+} from "../../src/sandbox/index.ts";
+import { ETC_ALLOWED } from "../../src/sandbox/system.ts";
+import { packageOf } from "../../src/sandbox/tools.ts";
 import { runProcess } from "../../src/test-runs/process.ts";
-import { removeTempDirs, tempDir, write } from "../_helpers/helpers.ts";
+import { REPO, removeTempDirs, tempDir, write } from "../_helpers/helpers.ts";
 
 const choice = probeSandbox();
 if (choice.kind === "none") console.log(`sandbox tests skipped: ${choice.reason}`);
@@ -13,73 +23,113 @@ const bwrap = choice.kind === "bwrap" ? choice.bwrap : "";
 
 afterAll(removeTempDirs);
 
-async function inside(script: string, spec: Partial<SandboxSpec> & { writable: string }) {
+type Spec = Partial<SandboxSpec> & { dir: string };
+
+async function inside(script: string, spec: Spec, env: Record<string, string> = {}) {
+	const s = sandboxArgv(bwrap, {
+		tools: [],
+		home: { inside: homeInside(tempDir("rt-home-")) },
+		network: false,
+		terminal: "new",
+		...spec,
+		argv: ["/bin/sh", "-c", script],
+	});
 	const r = await runProcess({
-		argv: bwrapArgv(bwrap, { network: false, ...spec, argv: ["/bin/sh", "-c", script] }),
-		cwd: spec.writable,
-		env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: spec.home ?? "/nonexistent" },
+		argv: s.argv,
+		cwd: spec.dir,
+		env: { PATH: "/usr/bin:/bin", ...env },
 		timeoutMs: 20_000,
 		maxBytes: 1 << 20,
 		signal: new AbortController().signal,
+		fds: s.fds,
 	});
+	s.close();
 	return { code: r.exit_code, out: new TextDecoder().decode(r.output) };
 }
 
-describe.skipIf(choice.kind === "none")("bubblewrap sandbox", () => {
-	test("the writable directory is writable; a write anywhere else does not land", async () => {
-		const run = tempDir();
-		const outside = tempDir();
-		const r = await inside(`echo in > inside.txt; echo out > ${outside}/x.txt; echo out > /etc/rt-x; true`, {
-			writable: run,
-		});
-		expect(r.code).toBe(0);
-		expect(readFileSync(join(run, "inside.txt"), "utf8")).toBe("in\n");
-		expect(existsSync(join(outside, "x.txt"))).toBe(false);
-		expect(existsSync("/etc/rt-x")).toBe(false);
-		expect(r.out).toContain("Read-only file system");
-	});
+/** Secrets where an attacker would look: another project under /var/tmp, /tmp and $HOME. */
+function plantProjects(home: string) {
+	const spots = [mkdtempSync("/var/tmp/rt-victim-"), tempDir("rt-victim-"), join(home, "victim")];
+	for (const root of spots) write(root, ".roundtable/operator.token", "OPERATOR-TOKEN-SECRET");
+	write(home, ".cargo/credentials.toml", "CARGO-SECRET");
+	write(home, ".claude/settings.json", "{}");
+	return spots;
+}
 
-	test(".git is read-only and .roundtable hidden; a dependency folder is read-only", async () => {
-		const run = tempDir();
-		write(run, ".git/HEAD", "ref: refs/heads/main\n");
-		write(run, ".roundtable/roundtable.db", "secret");
-		write(run, "node_modules/dep/index.js", "module.exports = 1;\n");
-		const r = await inside(
-			"echo evil > .git/HEAD; touch .git/new; touch .roundtable/new; cat .roundtable/roundtable.db; echo x > node_modules/dep/index.js; cat .git/HEAD",
-			{
-				writable: run,
-				readOnly: [join(run, ".git"), join(run, "node_modules")],
-				hidden: [join(run, ".roundtable")],
-			},
-		);
-		expect(readFileSync(join(run, ".git/HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
-		expect(existsSync(join(run, ".git/new"))).toBe(false);
-		expect(existsSync(join(run, ".roundtable/new"))).toBe(false);
-		expect(readFileSync(join(run, "node_modules/dep/index.js"), "utf8")).toBe("module.exports = 1;\n");
-		expect(r.out).not.toContain("secret");
-		expect(r.out).toContain("ref: refs/heads/main"); // .git is still readable
-	});
-
-	test("$HOME is empty (no ~/.ssh), /tmp is private, the owner's environment is out of sight", async () => {
-		const run = tempDir();
+describe.skipIf(choice.kind === "none")("the allowlist", () => {
+	test("find / sees the system, the listed /etc entries, its tools, its directory, /tmp and $HOME — nothing else", async () => {
 		const home = tempDir("rt-home-");
-		const marker = tempDir("rt-host-tmp-");
-		write(home, ".ssh/id_ed25519", "PRIVATE KEY");
-		process.env.RT_SANDBOX_OWNER_SECRET = "owner-secret-value";
+		const victims = plantProjects(home);
+		const tool = tempDir("rt-tool-");
+		write(tool, "bin/t", "#!/bin/sh\necho t\n");
+		const dir = tempDir("rt-run-");
+		write(dir, "mine.txt", "mine");
+		const homeIn = homeInside(home);
 		const r = await inside(
-			`cat $HOME/.ssh/id_ed25519; cat ${home}/.ssh/id_ed25519; ls /tmp; cat /proc/${process.pid}/environ; cat /proc/*/environ | tr '\\0' '\\n' | grep -c RT_SANDBOX_OWNER_SECRET; echo done`,
-			{ writable: run, home },
+			"find / -maxdepth 3 -not -path '/proc/*' -not -path '/usr/*' -not -path '/dev/*' 2>/dev/null | sort; cat /var/tmp/*/.roundtable/operator.token $HOME/victim/.roundtable/operator.token 2>&1; echo end",
+			{ dir, tools: [tool], home: { inside: homeIn } },
 		);
-		delete process.env.RT_SANDBOX_OWNER_SECRET;
-		expect(r.out).toContain("done");
-		expect(r.out).not.toContain("PRIVATE KEY");
-		expect(r.out).not.toContain("owner-secret-value");
-		// The host's /tmp is not there: only the mount points of what is bound in.
-		expect(r.out).not.toContain(marker.split("/").at(-1) as string);
+		expect(r.out).toContain("end");
+		expect(r.out).not.toContain("OPERATOR-TOKEN-SECRET");
+		const seen = r.out.split("\n").filter((l) => l.startsWith("/"));
+		const ancestors = (p: string) => p.split("/").map((_, i, a) => a.slice(0, i + 1).join("/") || "/");
+		const allowedExact = new Set([
+			"/",
+			"/usr",
+			"/bin",
+			"/sbin",
+			"/lib",
+			"/lib32",
+			"/lib64",
+			"/libx32",
+			"/dev",
+			"/proc",
+			"/tmp",
+			"/etc",
+			...ancestors(dir),
+			...ancestors(homeIn),
+			...ancestors(tool),
+			...ETC_ALLOWED.filter((e) => e.includes("/")).flatMap((e) => ancestors(`/etc/${e}`)),
+		]);
+		const allowedUnder = [dir, tool, ...ETC_ALLOWED.map((e) => `/etc/${e.replace("*", "")}`)];
+		const stray = seen.filter(
+			(p) => !allowedExact.has(p) && !allowedUnder.some((a) => p === a || p.startsWith(a)),
+		);
+		expect(stray).toEqual([]);
+		expect(seen).toContain(join(dir, "mine.txt"));
+		expect(seen).toContain("/etc/passwd");
+		for (const gone of ["/var", "/run", "/root", "/home/victim", ...victims, join(home, ".cargo")])
+			expect(seen).not.toContain(gone);
 	});
 
-	test("no network: a TCP connect to a loopback listener outside fails; with network on it succeeds", async () => {
-		const run = tempDir();
+	test("its directory is writable; the root, the system and a tool are not; a write elsewhere never lands", async () => {
+		const dir = tempDir("rt-run-");
+		const tool = tempDir("rt-tool-");
+		const r = await inside(
+			`echo in > inside.txt; touch /x; touch /etc/rt-x; touch ${tool}/x; touch /tmp/ok && echo tmp-ok; echo end`,
+			{ dir, tools: [tool] },
+		);
+		expect(r.out).toContain("end");
+		expect(readFileSync(join(dir, "inside.txt"), "utf8")).toBe("in\n");
+		expect(r.out).toContain("tmp-ok");
+		expect(r.out.match(/Read-only file system/g)?.length).toBe(3);
+		expect(existsSync(join(tool, "x"))).toBe(false);
+	});
+
+	test("a dependency folder inside its directory is read-only; it may appear at another path", async () => {
+		const dir = tempDir("rt-run-");
+		write(dir, "node_modules/dep/index.js", "original\n");
+		const r = await inside("echo x > node_modules/dep/index.js; pwd; cat node_modules/dep/index.js", {
+			dir,
+			dirInside: "/workspace",
+			readOnly: [join(dir, "node_modules")],
+		});
+		expect(r.out).toContain("Read-only file system");
+		expect(r.out).toContain("/workspace\noriginal\n");
+		expect(readFileSync(join(dir, "node_modules/dep/index.js"), "utf8")).toBe("original\n");
+	});
+
+	test("no network: a loopback listener of the host and an abstract socket are unreachable; with network on, reached", async () => {
 		let accepted = 0;
 		const server = Bun.listen({
 			hostname: "127.0.0.1",
@@ -88,21 +138,139 @@ describe.skipIf(choice.kind === "none")("bubblewrap sandbox", () => {
 		});
 		try {
 			const connect = `node -e "require('net').connect(${server.port},'127.0.0.1').on('connect',()=>{console.log('connected');process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(3)})"`;
-			const off = await inside(connect, { writable: run });
+			const off = await inside(connect, { dir: tempDir() });
 			expect(off.code).toBe(3);
-			expect(off.out).not.toContain("connected");
 			expect(accepted).toBe(0);
-			const on = await inside(connect, { writable: run, network: true });
+			const on = await inside(connect, { dir: tempDir(), network: true });
 			expect(on.out).toContain("connected");
-			expect(on.code).toBe(0);
+			expect(accepted).toBe(1);
 		} finally {
 			server.stop(true);
 		}
+		// An abstract Unix socket lives in the network namespace: the host's is not there.
+		const name = `rt-abstract-${process.pid}`;
+		const abstract = Bun.listen({ unix: `\0${name}`, socket: { data: () => {} } });
+		try {
+			const probe = `node -e "require('net').connect('\\\\0${name}').on('connect',()=>{console.log('connected');process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(3)})"`;
+			const r = await inside(probe, { dir: tempDir() });
+			expect(r.out).not.toContain("connected");
+			expect(r.code).toBe(3);
+		} finally {
+			abstract.stop(true);
+		}
 	});
 
-	test("no capabilities, even as root", async () => {
-		const r = await inside("grep CapEff /proc/self/status", { writable: tempDir() });
+	test("no capabilities, even as root; its own pid namespace", async () => {
+		const r = await inside("grep CapEff /proc/self/status; ls /proc | grep -c '^[0-9]'", { dir: tempDir() });
 		expect(r.out).toMatch(/CapEff:\s+0+\n/);
+		expect(Number(r.out.trim().split("\n").at(-1))).toBeLessThan(10);
+	});
+});
+
+describe.skipIf(choice.kind === "none")("tools", () => {
+	test("a toolchain under $HOME runs, but only its own folder is shown: ~/.cargo/credentials.toml is not", async () => {
+		const home = tempDir("rt-home-");
+		write(home, ".cargo/credentials.toml", "CARGO-SECRET");
+		write(home, ".cargo/bin/tool", "#!/bin/sh\necho tool ran\n");
+		chmodSync(join(home, ".cargo/bin/tool"), 0o755);
+		const path = `${join(home, ".cargo/bin")}:/usr/bin:/bin`;
+		const tools = toolFolders(["tool"], { path, home, never: [] });
+		expect(tools).toEqual([join(home, ".cargo/bin")]);
+		const r = await inside(
+			`tool; cat ${home}/.cargo/credentials.toml; ls ${home}/.cargo`,
+			{
+				dir: tempDir(),
+				tools,
+				home: { inside: homeInside(home) },
+			},
+			{ PATH: path },
+		);
+		expect(r.out).toContain("tool ran");
+		expect(r.out).not.toContain("CARGO-SECRET");
+		expect(r.out).toContain("No such file");
+	});
+
+	test("an npm package's bin link shows its package (and its interpreter), never the whole node_modules or the checkout", () => {
+		const checkout = tempDir("rt-checkout-");
+		write(checkout, "node_modules/@scope/cli/bin/cli.js", "#!/usr/bin/env node\n");
+		write(checkout, "node_modules/other/secret.txt", "x");
+		mkdirSync(join(checkout, "node_modules/.bin"));
+		symlinkSync("../@scope/cli/bin/cli.js", join(checkout, "node_modules/.bin/cli"));
+		const tools = toolFolders(["cli"], {
+			path: `${join(checkout, "node_modules/.bin")}:/usr/bin:/bin`,
+			home: tempDir("rt-home-"),
+			never: [],
+		});
+		expect(tools).toEqual([join(checkout, "node_modules/.bin"), join(checkout, "node_modules/@scope/cli")]);
+		expect(packageOf("/a/node_modules/b/node_modules/c/lib/x.js")).toBe("/a/node_modules/b/node_modules/c");
+	});
+
+	test("never shown: $HOME, a folder right in it, / or /tmp, a .roundtable/, the project itself", () => {
+		const home = tempDir("rt-home-");
+		const project = tempDir("rt-project-");
+		write(project, "bin/p", "#!/bin/sh\n");
+		write(home, ".config/x/bin/y", "#!/bin/sh\n");
+		const path = [home, "/tmp", join(project, "bin"), join(project, ".roundtable")].join(":");
+		expect(toolFolders([], { path, home, never: [project] })).toEqual([]);
+		// A PATH entry right in $HOME is the user's own choice of folder: shown, but not its parent.
+		expect(toolFolders([], { path: join(home, ".config"), home, never: [] })).toEqual([
+			join(home, ".config"),
+		]);
+	});
+
+	test("a tool folder that holds a project shows it without its .roundtable/", async () => {
+		const tool = tempDir("rt-tool-");
+		write(tool, ".roundtable/operator.token", "OPERATOR-TOKEN-SECRET");
+		write(tool, "bin/x", "x");
+		const r = await inside(
+			`cat ${tool}/.roundtable/operator.token; ls ${tool}/.roundtable; cat ${tool}/bin/x; echo`,
+			{
+				dir: tempDir(),
+				tools: [tool],
+			},
+		);
+		expect(r.out).not.toContain("OPERATOR-TOKEN-SECRET");
+		expect(r.out).toContain("x");
+	});
+});
+
+describe.skipIf(choice.kind === "none" || !Bun.which("script") || !Bun.which("perl"))("terminals", () => {
+	// TIOCSTI pushes bytes into the terminal's input: typed into the operator's shell after the agent exits.
+	const inject = `perl -e 'my $c = "x"; if (ioctl(STDIN, 0x5412, $c)) { print "INJECTED\\n" } else { print "refused: $!\\n" }'`;
+	/** Runs `sandboxed.ts` (which spawns a sandbox sharing the terminal) under a pseudo-terminal. */
+	async function underPty(command: string) {
+		const p = Bun.spawn(["script", "-qec", command, "/dev/null"], {
+			cwd: REPO,
+			stdin: "pipe",
+			stdout: "pipe",
+			stderr: "pipe",
+			env: { ...process.env, TERM: "dumb" },
+		});
+		p.stdin.end();
+		const out = await new Response(p.stdout).text();
+		await p.exited;
+		return out;
+	}
+
+	test("an agent sharing the operator's terminal cannot type into it (TIOCSTI refused); outside, the same ioctl works", async () => {
+		const helper = join(tmpdir(), `rt-pty-${process.pid}.ts`);
+		await Bun.write(
+			helper,
+			`import { sandboxArgv } from ${JSON.stringify(join(REPO, "src/sandbox/index.ts"))};
+const s = sandboxArgv(${JSON.stringify(bwrap)}, { argv: ["/bin/sh", "-c", ${JSON.stringify(inject)}], dir: "/tmp", tools: [], home: { inside: "/home/sandbox" }, network: false, terminal: "shared" });
+const p = Bun.spawn(s.argv, { stdio: ["inherit", "inherit", "inherit", ...s.fds] });
+s.close();
+process.exitCode = await p.exited;
+`,
+		);
+		const sandboxed = await underPty(`${process.execPath} ${helper}`);
+		expect(sandboxed).toContain("refused: Operation not permitted");
+		expect(sandboxed).not.toContain("INJECTED");
+		// Where the kernel still allows TIOCSTI (dev.tty.legacy_tiocsti=1), the probe itself works outside.
+		const legacy = existsSync("/proc/sys/dev/tty/legacy_tiocsti")
+			? readFileSync("/proc/sys/dev/tty/legacy_tiocsti", "utf8").trim()
+			: "1";
+		if (legacy === "1") expect(await underPty(inject)).toContain("INJECTED");
 	});
 });
 
@@ -111,38 +279,4 @@ test("the probe names its reason when bubblewrap is not found", () => {
 	// /usr/bin is always searched as well: on a host with bwrap installed there, it is still found.
 	if (existsSync("/usr/bin/bwrap") || existsSync("/bin/bwrap")) expect(none.kind).toBe(choice.kind);
 	else expect(none).toEqual({ kind: "none", reason: "bubblewrap (bwrap) is not installed" });
-});
-
-describe.skipIf(choice.kind !== "bwrap")("toolchains", () => {
-	test("a toolchain on PATH under /tmp or $HOME stays runnable, read-only, though both are emptied", async () => {
-		// Like a checkout under /tmp whose node_modules/.bin links lead elsewhere in it (CI's clone).
-		for (const base of ["tmp", "home"] as const) {
-			const home = tempDir("rt-home-");
-			const checkout = base === "tmp" ? tempDir("rt-checkout-") : join(home, ".toolchain");
-			write(checkout, "lib/tool.sh", "#!/bin/sh\necho tool ran\n");
-			chmodSync(join(checkout, "lib/tool.sh"), 0o755);
-			mkdirSync(join(checkout, "bin"), { recursive: true });
-			symlinkSync("../lib/tool.sh", join(checkout, "bin/tool"));
-			const run = tempDir();
-			const path = `${join(checkout, "bin")}:${process.env.PATH}`;
-			const r = await runProcess({
-				argv: bwrapArgv(bwrap, {
-					argv: ["/bin/sh", "-c", `tool; echo x > ${checkout}/lib/new; ls /tmp | wc -l`],
-					writable: run,
-					network: false,
-					home,
-					path,
-				}),
-				cwd: run,
-				env: { PATH: path, HOME: home },
-				timeoutMs: 20_000,
-				maxBytes: 1 << 20,
-				signal: new AbortController().signal,
-			});
-			const out = new TextDecoder().decode(r.output);
-			expect(out).toContain("tool ran");
-			expect(existsSync(join(checkout, "lib/new"))).toBe(false);
-			expect(out).toContain("Read-only file system");
-		}
-	});
 });

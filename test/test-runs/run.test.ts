@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CallContext, operatorContext } from "../../src/context.ts";
+import { homeInside, probeSandbox } from "../../src/sandbox/index.ts";
 import { TESTLOGS_DIR } from "../../src/test-runs/logs.ts";
 import { allEvents, REPO, write } from "../_helpers/helpers.ts";
 import {
@@ -265,7 +266,8 @@ describe("test.run: timeouts, cancellation, progress and the process group", () 
 	});
 
 	test("cancelling the call kills the group: status cancelled; progress carries the latest line", async () => {
-		const p = await project({ allow, scripts, timeout: 20 });
+		// Unsandboxed: the marker it writes lands in the project (in bwrap it would land in a scratch copy).
+		const p = await project({ allow, scripts, timeout: 20, sandbox: "off" });
 		const abort = new AbortController();
 		const progress: { done: number; total?: number; message?: string }[] = [];
 		const ctx: CallContext = {
@@ -397,7 +399,10 @@ describe("test.run: the environment", () => {
 		expect(lines).toContain("SECRET_OK=fine-to-see");
 		expect(log).not.toContain("tok-7f3a-secret");
 		expect(log).not.toContain("shh-4411");
-		expect(lines.some((l) => l.startsWith("HOME="))).toBe(false);
+		// Not allowlisted: unsandboxed it is absent; a sandbox always gives its private, empty one.
+		expect(lines.filter((l) => l.startsWith("HOME="))).toEqual(
+			probeSandbox().kind === "bwrap" ? [`HOME=${homeInside()}`] : [],
+		);
 	});
 });
 
@@ -453,9 +458,11 @@ describe("test.run: events", () => {
 
 describe("test.run with an idempotency key", () => {
 	test("the same key twice returns the first run without running again", async () => {
+		// Unsandboxed, so what the runs count lands in the project (a sandboxed run writes a scratch copy).
 		const p = await project({
 			allow: ["./count.sh"],
 			scripts: { "count.sh": "echo run >> runs.txt\necho counted" },
+			sandbox: "off",
 		});
 		const first = await run(p, { command: "./count.sh", idempotency_key: "k-1" });
 		const again = await run(p, { command: "./count.sh", idempotency_key: "k-1" });
@@ -479,6 +486,7 @@ describe("test.run with an idempotency key", () => {
 		const p = await project({
 			allow: ["./slow.sh"],
 			scripts: { "slow.sh": "echo run >> runs.txt\nwhile [ ! -e go ]; do sleep 0.05; done\necho done" },
+			sandbox: "off",
 		});
 		const args = { command: "./slow.sh", idempotency_key: "k-shared" };
 		// Another process (like `roundtable mcp call` beside the owner) holds the key first.

@@ -1,0 +1,134 @@
+// A launched agent's only way out of its network namespace: an HTTP CONNECT proxy served on a Unix
+// socket that is bound into the sandbox (forward.ts relays the agent's loopback to it). Only the
+// hosts its adapter names (adapters.<name>.egress) are reached; every other request is answered 403
+// and reported, so a refused host is an event. Nothing but CONNECT is spoken: the agent's TLS goes
+// through untouched, and plain HTTP cannot ride along.
+import { rmSync } from "node:fs";
+import type { Socket } from "bun";
+import { Outbox } from "./outbox.ts";
+
+/** The longest request head read before the proxy gives up on a connection. */
+const MAX_HEAD_BYTES = 8192;
+const HEAD_DEADLINE_MS = 10_000;
+
+/** Whether `host:port` is named by the list: `host`, `*.domain`, or either with `:port` (default 443). */
+export function egressAllows(list: readonly string[], host: string, port: number): boolean {
+	const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+	return list.some((entry) => {
+		const m = /^(.*?)(?::(\d+))?$/.exec(entry.trim().toLowerCase()) as RegExpExecArray;
+		const name = (m[1] as string).replace(/^\[|\]$/g, "");
+		if (port !== (m[2] === undefined ? 443 : Number(m[2]))) return false;
+		return name.startsWith("*.") ? h.endsWith(name.slice(1)) && h.length > name.length - 1 : h === name;
+	});
+}
+
+export interface EgressProxy {
+	path: string;
+	close(): void;
+}
+
+interface Conn {
+	head: Buffer | undefined;
+	upstream?: Socket<undefined>;
+	/** To the agent, and to the host it reached. */
+	toAgent: Outbox;
+	toHost: Outbox;
+	timer?: ReturnType<typeof setTimeout>;
+}
+
+export async function serveEgressProxy(o: {
+	path: string;
+	allowed: readonly string[];
+	onRefused: (host: string, port: number, why: string) => void;
+}): Promise<EgressProxy> {
+	rmSync(o.path, { force: true });
+	const refuse = (s: Socket<Conn>, status: string) => {
+		s.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+	};
+	const server = Bun.listen<Conn>({
+		unix: o.path,
+		socket: {
+			open(s) {
+				const c: Conn = {
+					head: Buffer.alloc(0),
+					toAgent: new Outbox(() => s),
+					toHost: new Outbox(() => c.upstream),
+				};
+				s.data = c;
+				s.data.timer = setTimeout(() => s.data.upstream || s.end(), HEAD_DEADLINE_MS);
+			},
+			data(s, chunk) {
+				const c = s.data;
+				if (c.head === undefined) {
+					c.toHost.send(chunk);
+					return;
+				}
+				c.head = Buffer.concat([c.head, chunk]);
+				const end = c.head.indexOf("\r\n\r\n");
+				if (end === -1) {
+					if (c.head.length > MAX_HEAD_BYTES) refuse(s, "431 Request Header Fields Too Large");
+					return;
+				}
+				const [method, target] = c.head.subarray(0, c.head.indexOf("\r\n")).toString("latin1").split(" ");
+				const rest = c.head.subarray(end + 4);
+				const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(target ?? "");
+				if (method !== "CONNECT" || !m) {
+					o.onRefused(target ?? "", 0, `${method} is not CONNECT host:port`);
+					refuse(s, "405 Method Not Allowed");
+					return;
+				}
+				const host = m[1] as string;
+				const port = Number(m[2]);
+				if (!egressAllows(o.allowed, host, port)) {
+					o.onRefused(host, port, "not in the adapter's egress list");
+					refuse(s, "403 Forbidden");
+					return;
+				}
+				// From here on the agent's bytes go to the host (queued until it answers).
+				c.head = undefined;
+				if (rest.length) c.toHost.send(rest);
+				Bun.connect({
+					hostname: host.replace(/^\[|\]$/g, ""),
+					port,
+					socket: {
+						open(up) {
+							c.upstream = up;
+							clearTimeout(c.timer);
+							c.toAgent.send(Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n"));
+							c.toHost.drain();
+						},
+						data(_up, bytes) {
+							c.toAgent.send(bytes);
+						},
+						drain() {
+							c.toHost.drain();
+						},
+						close() {
+							c.toAgent.finally(() => s.end());
+						},
+						error() {
+							s.end();
+						},
+					},
+				}).catch(() => refuse(s, "502 Bad Gateway"));
+			},
+			drain(s) {
+				s.data.toAgent.drain();
+			},
+			close(s) {
+				clearTimeout(s.data.timer);
+				s.data.upstream?.end();
+			},
+			error(s) {
+				s.data.upstream?.end();
+			},
+		},
+	});
+	return {
+		path: o.path,
+		close() {
+			server.stop(true);
+			rmSync(o.path, { force: true });
+		},
+	};
+}

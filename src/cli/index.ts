@@ -1,7 +1,6 @@
 // argv → command. This file and what it imports stay light (no arktype, no SQLite) so that
 // `--version` and `--help` answer at once; each command's module is imported only when it runs.
 import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
-import { SANDBOX_FORWARD } from "../sandbox/forward.ts";
 import { VERSION } from "../version.ts";
 import { type FlagSpec, type Flags, parseFlags, UsageError } from "./args.ts";
 import type { CommandRun } from "./command.ts";
@@ -376,7 +375,7 @@ function sessionsCommands(): Command[] {
 			usage:
 				"roundtable sessions launch --agent ID [--task T] [--proposal P] [--run R] [--ttl SECONDS] [--adapter NAME] [-- CMD ARGS…]",
 			summary:
-				"Run an agent in a session of its own: mint its capability, have the owner (started if none runs) serve the session's private MCP socket, and run the adapter's CLI (codex, claude, gemini) configured for it, or CMD ARGS after --, in a sandbox where it works: the project read-only, .roundtable/ hidden. Stays in the foreground; when the agent exits the session closes (capability revoked, socket removed, claims by their resume_policy) and the exit status is the agent's.",
+				"Run an agent in a session of its own: mint its capability, have the owner (started if none runs) serve the session's private MCP socket, and run the adapter's CLI (codex, claude, gemini) configured for it, or CMD ARGS after --, in a sandbox where it works: nothing of this machine but the system, its tools and an empty workspace (it reads the project through the tools), a private home with a copy of its login, the network only to its adapter's egress hosts. Stays in the foreground; when the agent exits the session closes (capability revoked, socket removed, claims by their resume_policy) and the exit status is the agent's.",
 			flags: {
 				agent: { kind: "string", value: "ID", help: "the agent it runs as (required)" },
 				...binding,
@@ -560,9 +559,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 		return first === undefined ? 2 : 0;
 	}
 	// Inside a launched agent's sandbox, before the agent: not a command anyone types (see launch.ts).
-	if (first === SANDBOX_FORWARD && second !== undefined) {
-		const { forwardAndRun } = await import("../sandbox/forward.ts");
-		return forwardAndRun(second, argv.slice(argv.indexOf("--") + 1));
+	if (first?.startsWith("__sandbox") && second !== undefined) {
+		const { forwardAndRun, SANDBOX_FORWARD } = await import("../sandbox/forward.ts");
+		if (first === SANDBOX_FORWARD) return forwardAndRun(second, argv.slice(argv.indexOf("--") + 1));
 	}
 	if (first === "--version" || first === "-v") {
 		process.stdout.write(`roundtable ${VERSION}\n`);

@@ -9,7 +9,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { constants, homedir } from "node:os";
 import { dirname, join, sep } from "node:path";
-import { operatorContext } from "../context.ts";
+import { operatorContext, systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { LAYOUT } from "../layout.ts";
 import { startOwnerInBackground } from "../owner/background.ts";
@@ -227,8 +227,10 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 						rt,
 						"session.egress_refused",
 						{ session_id: session.id, host, port, reason: why },
-						ctx,
-					).catch(() => {}),
+						systemContext(),
+					).catch((err) =>
+						o.log(`roundtable: could not record a refused connection: ${(err as Error).message}`),
+					),
 			});
 		const proxyUrl = `http://127.0.0.1:${FORWARD_PORT}`;
 		const env = agentEnv([...BASE_ENV, ...config.tests.env_allowlist, ...adapter.env], {

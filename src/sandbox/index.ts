@@ -7,9 +7,10 @@
 // a headless run gets a session of its own, an interactive one keeps the terminal with TIOCSTI and
 // TIOCLINUX refused by a seccomp filter.
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import { closeAll, type MemoryFile, memoryFile } from "./memory-file.ts";
 import { ttyFilter } from "./seccomp.ts";
 import { systemArgs } from "./system.ts";
 import { realOrUndefined, SYSTEM_DIRS, under } from "./tools.ts";
@@ -59,16 +60,14 @@ function inside(spec: SandboxSpec, dir: string, p: string): string {
 	return spec.dirInside === undefined ? p : spec.dirInside + p.slice(dir.length);
 }
 
-let filterFile: string | undefined;
-/** A descriptor for the seccomp program (bwrap reads it to its end, so a new one each time). */
+let filter: MemoryFile | undefined | null;
+/** A descriptor for the seccomp program, or undefined on an architecture without one. */
 function filterFd(): number | undefined {
-	const program = ttyFilter();
-	if (!program) return undefined;
-	if (!filterFile || !existsSync(filterFile)) {
-		filterFile = join(mkdtempSync(join(tmpdir(), "roundtable-seccomp-")), "tty.bpf");
-		writeFileSync(filterFile, program, { mode: 0o600 });
+	if (filter === undefined) {
+		const program = ttyFilter();
+		filter = program ? memoryFile(program) : null;
 	}
-	return openSync(filterFile, "r");
+	return filter?.open();
 }
 
 /** The bwrap command that runs `spec.argv` sandboxed. Order matters: a later mount wins. */
@@ -87,7 +86,7 @@ export function sandboxArgv(bwrap: string, spec: SandboxSpec): Sandboxed {
 		args.push("--json-status-fd", String(3 + fds.length));
 		fds.push(openSync(spec.statusFile, "w", 0o600));
 	}
-	args.push(...systemArgs());
+	args.push(...systemArgs(fds));
 	if (spec.home.host) args.push("--bind", spec.home.host, spec.home.inside);
 	else args.push("--tmpfs", spec.home.inside);
 	for (const tool of spec.tools) {
@@ -112,9 +111,7 @@ export function sandboxArgv(bwrap: string, spec: SandboxSpec): Sandboxed {
 	return {
 		argv: args,
 		fds,
-		close: () => {
-			for (const fd of fds.splice(0)) closeSync(fd);
-		},
+		close: () => closeAll(fds),
 	};
 }
 

@@ -1,18 +1,9 @@
 // The system part of every sandbox: the distribution's runtime read-only (/usr, and /bin, /lib*,
 // /sbin as links or folders, whichever the host has) and from /etc only a listed set. This list is
 // what a sandbox shows of the host beyond its tools and its own directory; nothing else exists.
-import {
-	existsSync,
-	lstatSync,
-	mkdtempSync,
-	readdirSync,
-	readFileSync,
-	readlinkSync,
-	realpathSync,
-	writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { type MemoryFile, memoryFile } from "./memory-file.ts";
 import { under } from "./tools.ts";
 
 const RUNTIME = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
@@ -54,31 +45,26 @@ function etcEntries(): string[] {
 	return etcNames;
 }
 
-let resolvCopy: string | undefined;
+let resolv: MemoryFile | undefined | null;
 /**
- * resolv.conf as a file of our own: the host's often links into /run (systemd-resolved), which no
- * sandbox shows. Copied once per process into a private folder.
+ * resolv.conf as data of our own when the host's links outside /etc and /usr (systemd-resolved's
+ * /run): no sandbox shows /run. Read once per process.
  */
-function resolvConf(): string | undefined {
-	const real = (() => {
+function resolvData(): MemoryFile | undefined {
+	if (resolv === undefined) {
+		let real: string | undefined;
 		try {
-			return realpathSync("/etc/resolv.conf");
+			real = realpathSync("/etc/resolv.conf");
 		} catch {
-			return undefined;
+			real = undefined;
 		}
-	})();
-	if (!real) return undefined;
-	if (under(real, "/etc") || under(real, "/usr")) return "/etc/resolv.conf";
-	if (!resolvCopy) {
-		const dir = mkdtempSync(join(tmpdir(), "roundtable-etc-"));
-		resolvCopy = join(dir, "resolv.conf");
-		writeFileSync(resolvCopy, readFileSync(real), { mode: 0o644 });
+		resolv = real && !under(real, "/etc") && !under(real, "/usr") ? memoryFile(readFileSync(real)) : null;
 	}
-	return resolvCopy;
+	return resolv ?? undefined;
 }
 
-/** bwrap arguments that build the system part on the new (empty) root. */
-export function systemArgs(): string[] {
+/** bwrap arguments that build the system part on the new (empty) root; descriptors go to `fds` (as 3 + index). */
+export function systemArgs(fds: number[]): string[] {
 	const args: string[] = [];
 	for (const dir of RUNTIME) {
 		const stat = lstatSync(dir, { throwIfNoEntry: false });
@@ -88,8 +74,11 @@ export function systemArgs(): string[] {
 	}
 	args.push("--dir", "/etc");
 	for (const name of etcEntries()) {
-		const host = name === "resolv.conf" ? resolvConf() : join("/etc", name);
-		if (host && existsSync(host)) args.push("--ro-bind", host, join("/etc", name));
+		const data = name === "resolv.conf" ? resolvData() : undefined;
+		if (data) {
+			args.push("--ro-bind-data", String(3 + fds.length), "/etc/resolv.conf");
+			fds.push(data.open());
+		} else if (existsSync(join("/etc", name))) args.push("--ro-bind", join("/etc", name), join("/etc", name));
 	}
 	args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
 	return args;

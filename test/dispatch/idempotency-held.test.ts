@@ -25,7 +25,8 @@ function holder(root: string, args: object) {
 
 describe("an idempotency key held while its call runs", () => {
 	test("a retry in the same process while the first runs is a conflict; after it, the first result", async () => {
-		const p = await project({ allow: ["./slow.sh"], scripts: { "slow.sh": SLOW } });
+		// Unsandboxed: the runs it counts land in the project (in bwrap they land in a scratch copy).
+		const p = await project({ allow: ["./slow.sh"], scripts: { "slow.sh": SLOW }, sandbox: "off" });
 		const args = { command: "./slow.sh", idempotency_key: "k-here" };
 		const first = run(p, args);
 		expect(await eventually(() => existsSync(join(p.root, "runs.txt")), 15_000)).toBe(true);
@@ -41,7 +42,8 @@ describe("an idempotency key held while its call runs", () => {
 	});
 
 	test("a key whose holder was killed is taken over: the retry runs", async () => {
-		const p = await project({ allow: ["./slow.sh"], scripts: { "slow.sh": SLOW } });
+		// Unsandboxed: the runs it counts land in the project (in bwrap they land in a scratch copy).
+		const p = await project({ allow: ["./slow.sh"], scripts: { "slow.sh": SLOW }, sandbox: "off" });
 		const args = { command: "./slow.sh", idempotency_key: "k-dead" };
 		const child = holder(p.root, args);
 		expect(await eventually(() => existsSync(join(p.root, "runs.txt")), 15_000)).toBe(true);

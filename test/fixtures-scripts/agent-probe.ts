@@ -153,5 +153,14 @@ console.log(
 		results,
 		env: Object.keys(process.env).sort(),
 		cwd: process.cwd(),
+		home: (() => {
+			try {
+				return readdirSync(process.env.HOME ?? "/nonexistent")
+					.sort()
+					.join(",");
+			} catch (err) {
+				return `refused: ${(err as Error).message}`;
+			}
+		})(),
 	}),
 );

@@ -112,6 +112,7 @@ const INTERNAL = [
 	"test.sweep_interrupted",
 	"session.record_denial",
 	"session.touch",
+	"session.egress_refused",
 ];
 
 const names = TOOLS.map((t) => t.name as string);

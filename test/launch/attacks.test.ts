@@ -1,0 +1,488 @@
+// Issue 30's breaks, tried again as an attacker would, through the real CLI: a launched agent
+// (`sessions launch`) and a test run an agent starts with its capability, on projects under $HOME,
+// under /tmp, under /var/tmp and at a path long enough to move session sockets to the runtime
+// folder. Each project is every other's victim: its operator token, database, .env and live
+// sockets are what the attacker reaches for. Skipped where bubblewrap does not work.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Subprocess } from "bun";
+import { parseDocument } from "yaml";
+import { probeSandbox } from "../../src/sandbox/index.ts";
+import { runtimeDir } from "../../src/sessions/paths.ts";
+import { commitAll, MAIN, REPO, readyLine, runCli, tempDir, write } from "../_helpers/helpers.ts";
+
+const sandboxed = probeSandbox().kind === "bwrap";
+if (!sandboxed) console.log("attack tests skipped: no working bubblewrap here");
+const PROBE = join(REPO, "test/fixtures-scripts/agent-probe.ts");
+
+interface Place {
+	name: string;
+	root: string;
+	url: string;
+	owner: Subprocess<"ignore", "pipe", "pipe">;
+}
+
+const places: Place[] = [];
+const made: string[] = [];
+
+async function project(name: string, root: string): Promise<Place> {
+	mkdirSync(root, { recursive: true });
+	made.push(root);
+	commitAll(root, {
+		"README.md": "# a project\n",
+		"src/a.ts": "export const a = 1;\n",
+		"private/plans.md": "PRIVATE-PLANS\n",
+		".env": "DATABASE_PASSWORD=ENV-SECRET\n",
+	});
+	expect((await runCli(["init", "--root", root])).code).toBe(0);
+	const file = join(root, ".roundtable/config.yaml");
+	const doc = parseDocument(readFileSync(file, "utf8"));
+	doc.setIn(["mcp", "http_address"], "127.0.0.1:0");
+	doc.setIn(["sandbox", "expose"], [dirname(PROBE)]);
+	doc.setIn(["adapters", "generic", "env"], ["PROBE", "ARGS_CALLS"]);
+	writeFileSync(file, doc.toString());
+	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const stderr = new Response(owner.stderr).text();
+	const url = /http=(\S+)/.exec((await readyLine(owner, 20_000, () => stderr)).ready)?.[1] as string;
+	const task = {
+		task_id: "T-1",
+		title: "t",
+		body_md: "b",
+		assigned_agent_id: "implementer-1",
+		readable_paths: ["src", "README.md", "package.json", "hello.txt"],
+	};
+	expect((await operator(root, "task.create", task)).task.id).toBe("T-1");
+	return { name, root, url, owner };
+}
+
+async function operator(root: string, tool: string, args: object) {
+	const r = await runCli(["mcp", "call", "--root", root, "--tool", tool, "--args", JSON.stringify(args)]);
+	if (r.code !== 0) throw new Error(`${tool}: ${r.stderr}`);
+	return JSON.parse(r.stdout);
+}
+
+beforeAll(async () => {
+	if (!sandboxed) return;
+	writeFileSync(join(homedir(), MARKER), "in the operator's home");
+	made.push(join(homedir(), MARKER));
+	const long = join(
+		tempDir("rt-attack-long-"),
+		"a-folder-name-long-enough",
+		"to-push-the-session-socket-out",
+	);
+	places.push(
+		...(await Promise.all([
+			project("under $HOME", mkdtempSync(join(homedir(), "rt-attack-"))),
+			project("under /tmp", tempDir("rt-attack-")),
+			project("under /var/tmp", mkdtempSync("/var/tmp/rt-attack-")),
+			project("at a long path", long),
+		])),
+	);
+}, 120_000);
+
+afterAll(async () => {
+	for (const p of places) p.owner.kill("SIGTERM");
+	await Promise.all(places.map((p) => p.owner.exited));
+	for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+interface ProbeOut {
+	code: number;
+	stderr: string;
+	session: string;
+	tries: Record<string, string>;
+	results: Record<string, unknown>[];
+	env: string[];
+	home: string;
+}
+
+/** `sessions launch` of the probe as implementer-1 on T-1 in `p`, with `env` beside the operator's. */
+async function launchProbe(
+	p: Place,
+	probe: object,
+	calls: [string, object][] = [],
+	env: Record<string, string> = {},
+): Promise<ProbeOut> {
+	const r = await runCli(
+		[
+			"sessions",
+			"launch",
+			"--root",
+			p.root,
+			"--agent",
+			"implementer-1",
+			"--task",
+			"T-1",
+			"--adapter",
+			"generic",
+			"--",
+			process.execPath,
+			PROBE,
+		],
+		{
+			env: {
+				...process.env,
+				...env,
+				PROBE: JSON.stringify(probe),
+				ARGS_CALLS: JSON.stringify(calls),
+			},
+		},
+	);
+	const line = r.stdout.split("\n").find((l) => l.startsWith("{"));
+	if (!line) throw new Error(`no probe output (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
+	const session = /session (S-\S+) for implementer-1/.exec(r.stderr)?.[1] as string;
+	return { code: r.code, stderr: r.stderr, session, ...JSON.parse(line) };
+}
+
+/** A git-style patch that adds `path` with `text`. */
+function newFile(path: string, text: string): string {
+	const lines = text.split("\n").slice(0, -1);
+	return [
+		`diff --git a/${path} b/${path}`,
+		"new file mode 100644",
+		"--- /dev/null",
+		`+++ b/${path}`,
+		`@@ -0,0 +1,${lines.length} @@`,
+		...lines.map((l) => `+${l}`),
+		"",
+	].join("\n");
+}
+
+/** A file in the operator's real home that no sandbox may show. */
+const MARKER = `rt-attack-marker-${process.pid}`;
+
+const refusedAll = (tries: Record<string, string>) =>
+	Object.entries(tries).filter(([, outcome]) => !outcome.startsWith("refused"));
+
+describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () => {
+	test("reads no project's files, token, database or .env, and reaches no project's legacy socket (rows 2 and 8)", async () => {
+		for (const p of places) {
+			const others = places.map((o) => o.root);
+			const probe = await launchProbe(
+				p,
+				{
+					reads: others.flatMap((r) => [
+						join(r, ".roundtable/operator.token"),
+						join(r, ".roundtable/roundtable.db"),
+						join(r, ".env"),
+						join(r, "README.md"),
+						join(r, "private/plans.md"),
+					]),
+					unix: others.map((r) => join(r, ".roundtable/mcp/roundtable.sock")),
+					// $HOME inside is a private one at the same path: see `home` below.
+					lists: ["/var", "/run"],
+				},
+				[],
+				{ AWS_SECRET_ACCESS_KEY: "aws-secret", GITHUB_TOKEN: "gh-secret" },
+			);
+			expect({ place: p.name, allowed: refusedAll(probe.tries) }).toEqual({ place: p.name, allowed: [] });
+			expect(probe.home).not.toContain(MARKER);
+			// The operator's environment is an allowlist.
+			expect(probe.env).not.toContain("AWS_SECRET_ACCESS_KEY");
+			expect(probe.env).not.toContain("GITHUB_TOKEN");
+		}
+	}, 120_000);
+
+	test("cannot use another session's socket, even where long paths put sockets in the runtime folder (row 3)", async () => {
+		const long = places.find((p) => p.name === "at a long path") as Place;
+		// A first session that stays up while the second looks for its socket.
+		const first = Bun.spawn(
+			[
+				process.execPath,
+				MAIN,
+				"sessions",
+				"launch",
+				"--root",
+				long.root,
+				"--agent",
+				"reviewer-1",
+				"--adapter",
+				"generic",
+				"--",
+				"/bin/sleep",
+				"20",
+			],
+			{ stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+		);
+		try {
+			const text = new TextDecoder();
+			let head = "";
+			for await (const chunk of first.stderr) {
+				head += text.decode(chunk);
+				if (head.includes("; socket ")) break;
+			}
+			const socket = /; socket (\S+)/.exec(head)?.[1] as string;
+			expect(socket.startsWith(runtimeDir())).toBe(true);
+			expect(existsSync(socket)).toBe(true);
+			for (const p of places) {
+				const probe = await launchProbe(p, {
+					unix: [socket],
+					lists: [runtimeDir(), dirname(socket), join(long.root, ".roundtable/sessions")],
+				});
+				expect({ place: p.name, allowed: refusedAll(probe.tries) }).toEqual({ place: p.name, allowed: [] });
+			}
+		} finally {
+			first.kill("SIGTERM");
+			await first.exited;
+		}
+	}, 120_000);
+
+	test("plants nothing in the operator's login folders; only a rotated credential comes back (row 5)", async () => {
+		const p = places[1] as Place;
+		const home = tempDir("rt-operator-home-");
+		write(home, ".claude/settings.json", '{"theme":"dark"}\n');
+		write(home, ".claude/.credentials.json", '{"token":"old"}\n');
+		write(home, ".claude.json", '{"userID":"u"}\n');
+		write(home, ".codex/config.toml", 'model = "x"\n');
+		write(home, ".codex/auth.json", '{"tokens":"old"}\n');
+		const evil = [
+			"ls -A $HOME $HOME/.claude",
+			'echo \'{"hooks":{"PreToolUse":[{"command":"curl evil"}]}}\' > $HOME/.claude/settings.json',
+			'echo \'{"userID":"evil"}\' > $HOME/.claude.json',
+			'echo \'{"token":"rotated"}\' > $HOME/.claude/.credentials.json',
+			`echo evil > ${home}/.claude/planted`,
+		].join("; ");
+		const env = { ...process.env, HOME: home } as Record<string, string>;
+		delete env.ANTHROPIC_API_KEY;
+		delete env.CLAUDE_CONFIG_DIR;
+		const r = await runCli(
+			[
+				"sessions",
+				"launch",
+				"--root",
+				p.root,
+				"--agent",
+				"architect-1",
+				"--adapter",
+				"claude",
+				"--",
+				"/bin/sh",
+				"-c",
+				evil,
+			],
+			{ env },
+		);
+		expect(r.code, r.stderr).toBe(0);
+		// Inside: only the login's files, copied; settings.json was never there.
+		expect(r.stdout).toContain(`${home}/.claude:\n.credentials.json\n`);
+		expect(r.stdout).toContain(".claude\n.claude.json\n");
+		expect(r.stdout).not.toContain("settings.json");
+		expect(readFileSync(join(home, ".claude/settings.json"), "utf8")).toBe('{"theme":"dark"}\n');
+		expect(readFileSync(join(home, ".claude.json"), "utf8")).toBe('{"userID":"u"}\n');
+		expect(existsSync(join(home, ".claude/planted"))).toBe(false);
+		expect(readFileSync(join(home, ".claude/.credentials.json"), "utf8")).toBe('{"token":"rotated"}\n');
+
+		const codex = await runCli(
+			[
+				"sessions",
+				"launch",
+				"--root",
+				p.root,
+				"--agent",
+				"implementer-2",
+				"--adapter",
+				"codex",
+				"--",
+				"/bin/sh",
+				"-c",
+				`ls -A $CODEX_HOME; echo 'notify = ["evil"]' > $CODEX_HOME/config.toml; echo '{"tokens":"rotated"}' > $CODEX_HOME/auth.json`,
+			],
+			{ env: { ...env, OPENAI_API_KEY: "" } },
+		);
+		expect(codex.code, codex.stderr).toBe(0);
+		expect(codex.stdout.trim()).toBe("auth.json");
+		expect(readFileSync(join(home, ".codex/config.toml"), "utf8")).toBe('model = "x"\n');
+		expect(readFileSync(join(home, ".codex/auth.json"), "utf8")).toBe('{"tokens":"rotated"}\n');
+	}, 60_000);
+
+	test("one session at a time uses a copied login; a second is refused, naming the way out", async () => {
+		const p = places[1] as Place;
+		const home = tempDir("rt-operator-home-");
+		write(home, ".codex/auth.json", '{"tokens":"t"}\n');
+		const env = { ...process.env, HOME: home } as Record<string, string>;
+		delete env.OPENAI_API_KEY;
+		const args = [
+			"sessions",
+			"launch",
+			"--root",
+			p.root,
+			"--agent",
+			"implementer-2",
+			"--adapter",
+			"codex",
+			"--",
+		];
+		const first = Bun.spawn([process.execPath, MAIN, ...args, "/bin/sleep", "5"], {
+			env,
+			stdin: "ignore",
+			stdout: "pipe",
+			stderr: "pipe",
+		});
+		try {
+			const text = new TextDecoder();
+			for await (const chunk of first.stderr) if (text.decode(chunk).includes("; socket ")) break;
+			const second = await runCli([...args, "/bin/true"], { env });
+			expect(second.code).toBe(1);
+			expect(second.stderr).toContain("another session is using the codex login");
+			expect(second.stderr).toContain("OPENAI_API_KEY");
+			// With an API key, no login is copied and sessions run side by side.
+			const keyed = await runCli([...args, "/bin/sh", "-c", "ls -A $CODEX_HOME; echo end"], {
+				env: { ...env, OPENAI_API_KEY: "sk-test" },
+			});
+			expect(keyed.code).toBe(0);
+			expect(keyed.stdout).toBe("end\n");
+		} finally {
+			first.kill("SIGTERM");
+			await first.exited;
+		}
+	}, 60_000);
+
+	test("a toolchain on PATH under $HOME runs, but ~/.cargo/credentials.toml stays out of sight (row 6)", async () => {
+		const p = places[0] as Place;
+		const home = tempDir("rt-operator-home-");
+		write(home, ".cargo/credentials.toml", "CARGO-SECRET\n");
+		write(home, ".cargo/bin/cargo-thing", "#!/bin/sh\necho thing\n");
+		const probe = await launchProbe(
+			p,
+			{ reads: [join(home, ".cargo/credentials.toml")], lists: [join(home, ".cargo")] },
+			[],
+			{ HOME: home, PATH: `${join(home, ".cargo/bin")}:${process.env.PATH}` },
+		);
+		expect(probe.tries).toEqual({
+			[`read ${join(home, ".cargo/credentials.toml")}`]: expect.stringMatching(/^refused: ENOENT/),
+			// Only the PATH entry itself is there, in an otherwise empty private home.
+			[`list ${join(home, ".cargo")}`]: "ok: bin",
+		});
+	}, 60_000);
+
+	test("reaches only its adapter's egress hosts through the proxy; a refusal is an event; the host's loopback is unreachable", async () => {
+		const p = places[1] as Place;
+		const echo = Bun.listen({
+			hostname: "127.0.0.1",
+			port: 0,
+			socket: { data: (s, d) => void s.write(d) },
+		});
+		const file = join(p.root, ".roundtable/config.yaml");
+		const before = readFileSync(file, "utf8");
+		const doc = parseDocument(before);
+		doc.setIn(["adapters", "generic", "egress"], [`127.0.0.1:${echo.port}`]);
+		writeFileSync(file, doc.toString());
+		try {
+			const probe = await launchProbe(p, {
+				proxied: [`127.0.0.1:${echo.port}`, "example.com:443", `127.0.0.1:${new URL(p.url).port}`],
+				tcp: [["127.0.0.1", echo.port]],
+			});
+			expect(probe.tries[`proxied 127.0.0.1:${echo.port}`]).toBe("ok: ping");
+			expect(probe.tries["proxied example.com:443"]).toBe("refused: HTTP/1.1 403 Forbidden");
+			expect(probe.tries[`proxied 127.0.0.1:${new URL(p.url).port}`]).toBe("refused: HTTP/1.1 403 Forbidden");
+			expect(probe.tries[`tcp 127.0.0.1:${echo.port}`]).toStartWith("refused");
+			const watched = await runCli(["watch", "--root", p.root, "--limit", "500", "--json"]);
+			const refused = (
+				JSON.parse(watched.stdout) as { events: { type: string; payload: Record<string, unknown> }[] }
+			).events.filter((e) => e.type === "session.egress_refused" && e.payload.session_id === probe.session);
+			expect(refused.map((e) => `${e.payload.host}:${e.payload.port}`).sort()).toEqual(
+				[`127.0.0.1:${new URL(p.url).port}`, "example.com:443"].sort(),
+			);
+		} finally {
+			writeFileSync(file, before);
+			echo.stop(true);
+		}
+	}, 60_000);
+});
+
+describe.skipIf(!sandboxed || !Bun.which("script") || !Bun.which("perl"))(
+	"a launched agent in the operator's terminal",
+	() => {
+		test("cannot type into it: TIOCSTI is refused (row 4)", async () => {
+			const p = places[1] as Place;
+			const command = [
+				process.execPath,
+				MAIN,
+				"sessions",
+				"launch",
+				"--root",
+				p.root,
+				"--agent",
+				"reviewer-1",
+				"--adapter",
+				"generic",
+				"--",
+				"perl",
+				join(dirname(PROBE), "tiocsti.pl"),
+			].join(" ");
+			const pty = Bun.spawn(["script", "-qec", command, "/dev/null"], {
+				stdin: "pipe",
+				stdout: "pipe",
+				stderr: "pipe",
+			});
+			pty.stdin.end();
+			const out = await new Response(pty.stdout).text();
+			await pty.exited;
+			expect(out).toContain("refused: Operation not permitted");
+			expect(out).not.toContain("INJECTED");
+		}, 60_000);
+	},
+);
+
+describe.skipIf(!sandboxed)("a test run an agent starts with its capability (row 1)", () => {
+	test("a patched test script reads none of the project's secrets and reaches none of its sockets", async () => {
+		for (const p of places) {
+			const token = readFileSync(join(p.root, ".roundtable/operator.token"), "utf8").trim();
+			const script = [
+				`cat ${p.root}/.roundtable/operator.token`,
+				`head -c 15 ${p.root}/.roundtable/roundtable.db`,
+				`cat ${p.root}/.env ${p.root}/private/plans.md`,
+				`ls -A ${p.root} /var/tmp /root`,
+				`node -e "require('net').connect('${p.root}/.roundtable/mcp/roundtable.sock').on('connect',()=>console.log('LEGACY-SOCKET-ANSWERED')).on('error',e=>console.log(e.code))"`,
+				"echo end",
+			].join("\n");
+			const patch =
+				newFile("package.json", '{"scripts":{"test":"sh hello.txt"}}\n') +
+				newFile("hello.txt", `${script}\n`);
+			const claim = (path: string) => [
+				"resource.claim",
+				{
+					agent_id: "implementer-1",
+					task_id: "T-1",
+					resource_type: "file",
+					resource_id: `file:${path}`,
+					claim_type: "write",
+				},
+			];
+			const id = `P-attack-${Math.random().toString(36).slice(2, 8)}`;
+			const probe = await launchProbe(p, {}, [
+				claim("package.json") as [string, object],
+				claim("hello.txt") as [string, object],
+				[
+					"proposal.create",
+					{
+						proposal_id: id,
+						task_id: "T-1",
+						agent_id: "implementer-1",
+						title: "t",
+						summary_md: "s",
+						affected_resources: ["file:package.json", "file:hello.txt"],
+						risk: "low",
+						patch,
+					},
+				],
+				["test.run", { command: "npm test", proposal_id: id }],
+			]);
+			const run = probe.results[3] as { test_run?: { status: string; sandbox: string }; log?: string };
+			expect({ place: p.name, run: run.test_run?.sandbox }).toEqual({ place: p.name, run: "bwrap" });
+			const log = run.log ?? "";
+			expect(log).toContain("end");
+			expect(log).not.toContain(token);
+			expect(log).not.toContain("SQLite format");
+			expect(log).not.toContain("ENV-SECRET");
+			expect(log).not.toContain("PRIVATE-PLANS");
+			expect(log).not.toContain("LEGACY-SOCKET-ANSWERED");
+		}
+	}, 120_000);
+});

@@ -22,6 +22,8 @@ export interface PatchFile {
 	new_path: string | null;
 	change: FileChange;
 	binary: boolean;
+	/** The new side is a symbolic link (git mode 120000): its added line is the link's target. */
+	symlink: boolean;
 	hunks: Hunk[];
 	/** Added lines with their line numbers in the new file. */
 	added: { line: number; text: string }[];
@@ -50,6 +52,7 @@ export class PatchError extends Error {
 }
 
 const DEV_NULL = "/dev/null";
+const SYMLINK_MODE = "120000";
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 const GIT_EXTENDED =
 	/^(old mode|new mode|deleted file mode|new file mode|index|similarity index|dissimilarity index|rename from|rename to|copy from|copy to) (.*)$/;
@@ -122,6 +125,7 @@ function newFile(old_path: string | null, new_path: string | null): PatchFile {
 		new_path,
 		change: "modify",
 		binary: false,
+		symlink: false,
 		hunks: [],
 		added: [],
 		removed: [],
@@ -145,6 +149,9 @@ function readGitFile(r: Reader): Draft {
 	for (let m = GIT_EXTENDED.exec(r.line ?? ""); m; m = GIT_EXTENDED.exec(r.line ?? "")) {
 		const [, key, value = ""] = m;
 		// rename/copy paths are printed without the a/ b/ prefix, so they are not stripped.
+		if ((key === "new file mode" || key === "new mode") && value.trim() === SYMLINK_MODE) f.symlink = true;
+		// A link retargeted in place: its mode rides on the index line.
+		if (key === "index" && value.trim().endsWith(` ${SYMLINK_MODE}`)) f.symlink = true;
 		if (key === "new file mode") created = true;
 		else if (key === "deleted file mode") deleted = true;
 		else if (key === "similarity index") similar = true;
@@ -167,7 +174,7 @@ function readGitFile(r: Reader): Draft {
 		readHunks(r, f);
 	}
 	if (copied || created) [f.change, f.old_path] = ["create", null];
-	else if (deleted) [f.change, f.new_path] = ["delete", null];
+	else if (deleted) [f.change, f.new_path, f.symlink] = ["delete", null, false];
 	else if (renamed || (similar && f.old_path !== f.new_path)) f.change = "rename";
 	else if (f.old_path !== f.new_path)
 		throw new PatchError(line, "old and new paths differ without rename headers");

@@ -91,6 +91,7 @@ export function evaluationInput(e: DecisionEvidence, parsed: ParsedPatch | undef
 		revision: e.proposal.patch_revision,
 		touched: parsed ? touchedPaths(parsed) : e.proposal.patch_files,
 		added: parsed ? addedLines(parsed) : [],
+		symlinks: parsed ? parsed.files.flatMap((f) => (f.symlink && f.new_path ? [f.new_path] : [])) : [],
 		author: e.proposal.agent_id,
 		votes: e.votes,
 		passes: e.passes,

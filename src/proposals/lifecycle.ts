@@ -39,6 +39,15 @@ export async function createProposal(tx: Tx, a: Args<"proposal.create">, env: En
 		{ field: "proposal_id", value: a.proposal_id, label: "proposal" },
 		(p) => tx.proposals.get(p),
 	);
+	const open = await tx.proposals.openCount(a.task_id);
+	const maxOpen = env.rt.config.limits.max_open_proposals_per_task;
+	if (open >= maxOpen) {
+		throw new ToolError(
+			"resource_exhausted",
+			`task ${a.task_id} already has ${open} open proposals, the most limits.max_open_proposals_per_task allows (${maxOpen}): withdraw one, or revise it with proposal.attach_patch`,
+			{ field: "task_id", limit: "limits.max_open_proposals_per_task", max: maxOpen, open },
+		);
+	}
 	const resources = await affectedResources(tx, a.agent_id, a.affected_resources, patch.files, now);
 	const proposal = await tx.proposals.insert(
 		{
@@ -85,6 +94,14 @@ export async function attachPatch(tx: Tx, a: Args<"proposal.attach_patch">, env:
 	const explicit = a.affected_resources ?? (await tx.proposals.resources(p.id));
 	const resources = await affectedResources(tx, p.agent_id, explicit, patch.files, env.now);
 	const number = p.patch_revision + 1;
+	const maxRevisions = env.rt.config.limits.max_revisions_per_proposal;
+	if (number > maxRevisions) {
+		throw new ToolError(
+			"resource_exhausted",
+			`proposal ${p.id} has ${p.patch_revision} revisions, the most limits.max_revisions_per_proposal allows (${maxRevisions}): open a new proposal`,
+			{ field: "proposal_id", limit: "limits.max_revisions_per_proposal", max: maxRevisions },
+		);
+	}
 	const revised = await tx.proposals.revise(p.id, number, { ...patch, created_by: a.agent_id }, env.now);
 	await tx.proposals.setResources(p.id, resources);
 	await tx.events.append(

@@ -212,6 +212,16 @@ export const proposalQueries = (c: Conn) => ({
 			.map(toRecord);
 	},
 
+	/** How many of the task's proposals are open (pending or in review). */
+	async openCount(taskId: string): Promise<number> {
+		return (
+			c.get<{ n: number }>(
+				"SELECT count(*) AS n FROM proposals WHERE task_id = ? AND status IN ('pending', 'in_review')",
+				taskId,
+			)?.n ?? 0
+		);
+	},
+
 	/** The task's newest proposal still in play (neither withdrawn, rejected nor rolled back). */
 	async latestForTask(taskId: string): Promise<ProposalRecord | undefined> {
 		const row = c.get<ProposalRow>(

@@ -30,6 +30,7 @@ const modify = (path: string, removed: number[], inserted_after: number[]): Patc
 	old_path: path,
 	new_path: path,
 	change: "modify",
+	symlink: false,
 	binary: false,
 	hunks: [],
 	added: inserted_after.map((_, i) => ({ line: i + 1, text: "x" })),

@@ -154,6 +154,19 @@ function newFile(path: string, text: string): string {
 	].join("\n");
 }
 
+/** A git-style patch that makes `path` a symlink to `target`. */
+const symlinkTo = (path: string, target: string) =>
+	[
+		`diff --git a/${path} b/${path}`,
+		"new file mode 120000",
+		"--- /dev/null",
+		`+++ b/${path}`,
+		"@@ -0,0 +1 @@",
+		`+${target}`,
+		"\\ No newline at end of file",
+		"",
+	].join("\n");
+
 /** A file in the operator's real home that no sandbox may show. */
 const MARKER = `rt-attack-marker-${process.pid}`;
 
@@ -473,7 +486,23 @@ describe.skipIf(!sandboxed)("a test run an agent starts with its capability (row
 					},
 				],
 				["test.run", { command: "npm test", proposal_id: id }],
+				[
+					"proposal.create",
+					{
+						task_id: "T-1",
+						agent_id: "implementer-1",
+						title: "a link",
+						summary_md: "s",
+						affected_resources: ["file:hello.txt"],
+						risk: "low",
+						patch: symlinkTo("src/token", "../.roundtable/operator.token"),
+					},
+				],
 			]);
+			// A symlink onto the operator's token is refused outright (a weak point of issue 30).
+			expect(probe.results[4]).toMatchObject({
+				error: { code: "invalid_argument", details: { path: "src/token" } },
+			});
 			const run = probe.results[3] as { test_run?: { status: string; sandbox: string }; log?: string };
 			expect({ place: p.name, run: run.test_run?.sandbox }).toEqual({ place: p.name, run: "bwrap" });
 			const log = run.log ?? "";

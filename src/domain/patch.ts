@@ -35,6 +35,8 @@ export interface PatchFile {
 
 export interface ParsedPatch {
 	format: "git" | "unified";
+	/** Where each file's text starts (1-based line), in `files`' order. */
+	starts?: number[];
 	/** Leading path components stripped (git apply -p). */
 	strip: 0 | 1;
 	files: PatchFile[];
@@ -107,7 +109,22 @@ export function parsePatch(text: string): ParsedPatch {
 	if (mixed) throw new PatchError(mixed.line, "patch mixes git-style and plain file headers");
 	const strip = first.git ? 1 : plainStrip(drafts);
 	for (const d of drafts) finishPaths(d, strip);
-	return { format: first.git ? "git" : "unified", strip, files: drafts.map((d) => d.file) };
+	// A plain diff's `diff -ruN a b` line belongs to the file it introduces.
+	const starts = drafts.map((d) =>
+		!d.git && r.lines[d.line - 2]?.startsWith("diff ") ? d.line - 1 : d.line,
+	);
+	return { format: first.git ? "git" : "unified", strip, files: drafts.map((d) => d.file), starts };
+}
+
+/** The patch text cut into one piece per file (in `parsed.files`' order), as parsePatch found them. */
+export function fileSections(text: string, parsed: ParsedPatch): string[] {
+	const lines = text.split("\n");
+	const starts = parsed.starts ?? [];
+	return starts.map((start, i) => {
+		const end = starts[i + 1] ?? lines.length + 1;
+		const piece = lines.slice(start - 1, end - 1).join("\n");
+		return i === starts.length - 1 || piece.endsWith("\n") ? piece : `${piece}\n`;
+	});
 }
 
 /** Lines without their CRLF `\r`; a final newline does not start another line. */

@@ -9,6 +9,8 @@ export interface ReadScope {
 	readable: readonly string[];
 	/** The agent's active claims on paths; absent: reading needs no claim (what a claim itself hashes). */
 	claimed?: readonly { type: string; path: string | null }[];
+	/** The proposal a reviewer's, tester's or security agent's session is bound to: its own files are theirs to read. */
+	proposal?: { id: string; files: readonly string[] };
 }
 
 const hasGlob = (p: string) => /[*?[\]{}()!+@]/.test(p);
@@ -29,6 +31,7 @@ function matcherOf(pattern: string): (rel: string) => boolean {
 /** Why `rel` (repo-relative, forward slashes) may not be read under `scope`; undefined when it may. */
 export function readRefusal(scope: ReadScope, rel: string): string | undefined {
 	if (rel.split("/").some(isSensitiveName)) return `${rel} may hold credentials or configuration`;
+	if (scope.proposal?.files.includes(rel)) return undefined;
 	if (scope.readable.length === 0) return "its task has no readable_paths";
 	if (!scope.readable.some((p) => matcherOf(p)(rel))) return `${rel} is outside its task's readable_paths`;
 	if (scope.claimed === undefined) return undefined;

@@ -3,7 +3,7 @@ import picomatch from "picomatch";
 import { commandPattern } from "../domain/security-scan.ts";
 import type { EvaluationInput, Policy } from "./types.ts";
 
-type Change = Pick<EvaluationInput, "risk" | "touched" | "added" | "symlinks">;
+type Change = Pick<EvaluationInput, "risk" | "touched" | "added">;
 
 const MANIFESTS = new Set([
 	"package.json",
@@ -85,7 +85,6 @@ export function dangerousCommands(dangerous: string[], added: Change["added"]): 
 
 export interface Detection {
 	profiles: string[];
-	/** The touched paths that make the change risky: risk.high_paths matches, and symlinks it makes. */
 	high_risk_paths: string[];
 	dangerous_commands: string[];
 }
@@ -93,10 +92,7 @@ export interface Detection {
 /** The detected profiles (`default` first, then in policy order) and what brought them in. */
 export function detect(policy: Policy, change: Change): Detection {
 	const touched = [...new Set(change.touched)];
-	// A symlink can make a reviewed path read something else later: always a security matter.
-	const high_risk_paths = [
-		...new Set([...highRiskPaths(policy, touched), ...(change.symlinks ?? [])]),
-	].sort();
+	const high_risk_paths = highRiskPaths(policy, touched);
 	const dangerous_commands = dangerousCommands(policy.commands.dangerous, change.added);
 	// Only files inside a directory count toward directories spanned; a root file spans none.
 	const topDirs = new Set(touched.map(segments).flatMap((s) => (s.length > 1 ? [s[0]] : [])));

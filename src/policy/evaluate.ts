@@ -61,9 +61,13 @@ export function evaluate(policy: Policy, input: EvaluationInput): Evaluation {
 		...(isHighRisk(input.risk) ? [`risk ${input.risk}`] : []),
 		...setting("human_approval_required"),
 	];
-	const securityBy = active
-		.filter((p) => p.security_approval_required || SECURITY_REVIEW_PROFILES.has(p.name))
-		.map((p) => p.name);
+	const securityBy = [
+		...active
+			.filter((p) => p.security_approval_required || SECURITY_REVIEW_PROFILES.has(p.name))
+			.map((p) => p.name),
+		// A symlink can make a reviewed path read something else later: a security reviewer looks at it.
+		...[...new Set(input.symlinks ?? [])].sort().map((path) => `symlink ${path}`),
+	];
 
 	const human = input.human;
 	const override = human?.status === "approved" && human.override_policy;

@@ -40,7 +40,7 @@ export interface EvaluationInput {
 	touched: string[];
 	/** Added lines of the patch (for dangerous commands). */
 	added: { path: string; line: number; text: string }[];
-	/** Paths the patch makes symbolic links (each one brings in a security review). */
+	/** Paths the patch makes symbolic links: each one brings in the security review gate. */
 	symlinks?: string[];
 	author: string;
 	/** The proposal's current revision, used only to make gate reasons specific. */

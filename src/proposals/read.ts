@@ -1,6 +1,9 @@
-// Reading proposals: one with its resources, its patch revisions and its current patch text; every
+// Reading proposals: one with its resources, its patch revisions and its current patch text (to an
+// agent, only the files its read scope covers); every
 // revision with its own text (the operator's proposal.revisions); or a page of them, filtered by
 // task, status, author or run.
+import { fileSections, type ParsedPatch, parsePatch } from "../domain/patch.ts";
+import { type ReadScope, readRefusal } from "../domain/read-scope.ts";
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { requireProposal } from "../engine/records.ts";
@@ -18,7 +21,34 @@ export async function getProposal(a: Args<"proposal.get">, env: Env) {
 		};
 	});
 	// The patch text is read after the transaction: no file I/O inside one.
-	return { ...found, patch: readPatch(env.rt.root, found.proposal.patch_sha256) ?? null };
+	const text = readPatch(env.rt.root, found.proposal.patch_sha256) ?? null;
+	const { patch, withheld } =
+		env.reads && text !== null ? readableHunks(text, env.reads) : { patch: text, withheld: [] };
+	return { ...found, patch, withheld };
+}
+
+/**
+ * What of a patch an agent may see: the files its read scope covers, whole; the others are left
+ * out and named, so it knows the patch is larger than what it sees. A patch that does not parse
+ * shows nothing to an agent.
+ */
+export function readableHunks(text: string, reads: ReadScope): { patch: string; withheld: string[] } {
+	let parsed: ParsedPatch;
+	try {
+		parsed = parsePatch(text);
+	} catch {
+		return { patch: "", withheld: ["(the whole patch: it does not parse)"] };
+	}
+	const sections = fileSections(text, parsed);
+	const shown: string[] = [];
+	const withheld: string[] = [];
+	parsed.files.forEach((f, i) => {
+		const paths = [f.old_path, f.new_path].filter((p): p is string => p !== null);
+		if (paths.every((p) => readRefusal({ ...reads, claimed: undefined }, p) === undefined))
+			shown.push(sections[i] ?? "");
+		else withheld.push(...new Set(paths));
+	});
+	return { patch: shown.join(""), withheld };
 }
 
 /** proposal.revisions: each revision with its stored patch text, read after the transaction. */

@@ -120,7 +120,7 @@ export const proposalTools = [
 		description:
 			"A proposal with its diff; read it before voting or revising. Next: vote.cast or patch.validate.",
 		details:
-			"Fetch one proposal, its affected resources and its patch revisions (with the current patch text).",
+			"Fetch one proposal, its affected resources and its patch revisions (with the current patch text). An agent sees the files of the patch its read scope covers (its task's readable_paths; a reviewer, tester or security agent also its bound proposal's files); `withheld` names the others.",
 		args: () => proposalId,
 		argDocs: {
 			proposal_id: "Proposal to fetch.",
@@ -131,7 +131,9 @@ export const proposalTools = [
 				proposal_resources: "string[]",
 				revisions: patchRevisionRecord().array(),
 				patch: "string | null",
+				withheld: "string[]",
 			}),
+		reads: "readable",
 		mutates: false,
 	}),
 	tool({

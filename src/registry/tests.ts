@@ -57,6 +57,7 @@ export const testTools = [
 			idempotency_key: "Runs once on retry.",
 		},
 		output: () => type({ test_run: testRunRecord(), log: "string" }),
+		reads: "readable",
 		mutates: true,
 		destructive: true,
 	}),

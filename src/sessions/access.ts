@@ -13,6 +13,7 @@ import type { Tool } from "../registry/index.ts";
 import type { Grant } from "../registry/types.ts";
 import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
+import type { ProposalRecord } from "../vocabulary/records.ts";
 import { lapsed } from "./capability.ts";
 
 export interface Authorized {
@@ -186,14 +187,16 @@ export async function authorize(
 		else if (args[field] !== session.agent_id)
 			throw deny(`${field} must be you (${session.agent_id}), not ${echo(String(args[field]))}`, { field });
 	}
-	if (tool.access === "every") return { args };
+	const proposal = session.proposal_id === null ? undefined : await tx.proposals.get(session.proposal_id);
+	// The shared tools take no grant; those that show repository content still show it in scope.
+	if (tool.access === "every")
+		return { args, reads: await readScope(tx, tool, args, session, proposal, now) };
 	const grant = Object.hasOwn(tool.access, role) ? (tool.access as Record<string, Grant>)[role] : undefined;
 	// call() refuses a role without a grant before this; the check stays so authorize stands alone.
 	if (!grant) throw deny(`${aRole(role)} may not call ${tool.name}`, { tool: tool.name });
 
 	checkGrant(tool, grant, args, role);
 
-	const proposal = session.proposal_id === null ? undefined : await tx.proposals.get(session.proposal_id);
 	const bound: Bound = {
 		task: session.task_id,
 		proposal: session.proposal_id,
@@ -216,17 +219,36 @@ export async function authorize(
 		await scope[kind](field, value);
 	}
 
-	if (tool.reads === undefined) return { args };
-	const home = bound.task ?? bound.proposalTask;
+	return { args, reads: await readScope(tx, tool, args, session, proposal, now) };
+}
+
+/**
+ * What repository content the call may show: the bound task's (or bound proposal's task's)
+ * readable_paths, the bound proposal's own files, and for repository reads only what the agent's
+ * active claims cover. Undefined for a tool that shows none.
+ */
+async function readScope(
+	tx: Tx,
+	tool: Tool,
+	args: Record<string, unknown>,
+	session: { agent_id: string; task_id: string | null },
+	proposal: ProposalRecord | undefined,
+	now: string,
+): Promise<ReadScope | undefined> {
+	if (tool.reads === undefined) return undefined;
+	const home = session.task_id ?? proposal?.task_id ?? null;
 	const task = home === null ? undefined : await tx.tasks.get(home);
-	const reads: ReadScope = { readable: task?.readable_paths ?? [] };
+	const reads: ReadScope = {
+		readable: task?.readable_paths ?? [],
+		...(proposal && { proposal: { id: proposal.id, files: proposal.patch_files } }),
+	};
 	if (tool.reads === "readable") {
 		// What a claim reads is the claimed path: it must be readable before anything is hashed.
 		const path = tool.name === "resource.claim" ? claimedPath(args) : undefined;
 		const why = path === undefined ? undefined : readRefusal(reads, path);
 		if (why) throw deny(`cannot claim ${echo(path as string)}: ${why}`, { field: "path" });
-		return { args, reads };
+		return reads;
 	}
 	const claims = await tx.claims.activeOf(session.agent_id, now);
-	return { args, reads: { ...reads, claimed: claims.map((c) => ({ type: c.resource_type, path: c.path })) } };
+	return { ...reads, claimed: claims.map((c) => ({ type: c.resource_type, path: c.path })) };
 }

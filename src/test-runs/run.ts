@@ -2,8 +2,11 @@
 // the command run (in the project or a patched scratch copy, sandboxed when it can be) with progress
 // reported, and the run finished with its log stored. A failing test is a result, not an error.
 
+import picomatch from "picomatch";
 import { withRepository } from "../apply/recover.ts";
 import { actorId } from "../context.ts";
+import { isSensitiveName } from "../domain/paths.ts";
+import { type ReadScope, readRefusal } from "../domain/read-scope.ts";
 import type { Done, Env, Key, Ticket } from "../engine/env.ts";
 import { requireProposal, requireTask } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
@@ -127,6 +130,14 @@ export async function runTests(env: Env, a: Args<"test.run">, key: RunKey) {
 	return finish(env.rt, testRun, outcome, key, ticket, tail(result.output, RESULT_LOG_BYTES));
 }
 
+/** Which of the project's files an agent's test run gets: what it may read, and the support files. */
+function copyFilter(reads: ReadScope, support: readonly string[]): (rel: string) => boolean {
+	const supportMatch = picomatch([...support], { dot: true });
+	const readable = { ...reads, claimed: undefined };
+	return (rel) =>
+		readRefusal(readable, rel) === undefined || (supportMatch(rel) && !rel.split("/").some(isSensitiveName));
+}
+
 /** An outcome for a run whose command never ran (status error). */
 const NOTHING_RAN = {
 	status: "error",
@@ -220,14 +231,17 @@ async function execute(
 	patch: Patch | undefined,
 	timeoutSeconds: number,
 	sandbox: RunSandbox,
-	{ rt, ctx }: Env,
+	env: Env,
 ): Promise<ProcessResult> {
+	const { rt, ctx } = env;
 	// A sandboxed run, and every run of a patch, works on a scratch copy taken under the repository
 	// lock (never a half-applied tree): the sandbox shows that copy, never the project itself.
+	// An agent's run copies only what it may read and tests.support_paths: its log can show no more.
+	const keep = env.reads && copyFilter(env.reads, rt.config.tests.support_paths);
 	const workdir =
-		patch || sandbox.sandbox === "bwrap"
+		patch || sandbox.sandbox === "bwrap" || keep
 			? await withRepository(rt, "shared", () =>
-					scratchCopy(rt.root, patch && { file: patchPath(rt.root, patch.sha256), strip: patch.strip }),
+					scratchCopy(rt.root, patch && { file: patchPath(rt.root, patch.sha256), strip: patch.strip }, keep),
 				)
 			: undefined;
 	const begun = performance.now();

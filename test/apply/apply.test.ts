@@ -370,7 +370,13 @@ describe("what else a patch can change", () => {
 		const { patch } = gitPatch(files, (dir) => put(dir, "current", { link: "b.txt" }));
 		expect(patch).toContain("120000");
 		await t.claim("current");
-		const applied = await t.apply(await t.approved(patch));
+		const id = await t.approved(patch);
+		// A symlink brings in the security review: without one the apply is refused.
+		expect((await t.refused("patch.apply", { proposal_id: id })).message).toContain(
+			"security review required (symlink current)",
+		);
+		await t.p.call("security.review", { proposal_id: id, status: "approved", summary_md: "Points inside." });
+		const applied = await t.apply(id);
 		expect(lstatSync(join(t.p.root, "current")).isSymbolicLink()).toBe(true);
 		expect(readlinkSync(join(t.p.root, "current"))).toBe("b.txt");
 		expect(read(t.p.root, "a.txt")).toBe("a\n");

@@ -443,6 +443,88 @@ describe.skipIf(!sandboxed || !Bun.which("script") || !Bun.which("perl"))(
 	},
 );
 
+describe.skipIf(!sandboxed)("reading another task's proposal (row 7)", () => {
+	test("an agent sees the hunks of files it may read, and is told what was withheld; its bound proposal's files are a reviewer's", async () => {
+		const p = places[1] as Place;
+		const id = "P-other-task";
+		await operator(p.root, "task.create", {
+			task_id: "T-2",
+			title: "t2",
+			body_md: "b",
+			assigned_agent_id: "implementer-2",
+			readable_paths: ["src", "private"],
+		});
+		for (const path of ["src/a.ts", "private/plans.md"])
+			await operator(p.root, "resource.claim", {
+				agent_id: "implementer-2",
+				task_id: "T-2",
+				resource_type: "file",
+				resource_id: `file:${path}`,
+				claim_type: "write",
+			});
+		const change = (path: string, from: string, to: string) =>
+			[
+				`diff --git a/${path} b/${path}`,
+				`--- a/${path}`,
+				`+++ b/${path}`,
+				"@@ -1 +1 @@",
+				`-${from}`,
+				`+${to}`,
+				"",
+			].join("\n");
+		await operator(p.root, "proposal.create", {
+			proposal_id: id,
+			task_id: "T-2",
+			agent_id: "implementer-2",
+			title: "t",
+			summary_md: "s",
+			affected_resources: [],
+			risk: "low",
+			patch:
+				change("src/a.ts", "export const a = 1;", "export const a = 2;") +
+				change("private/plans.md", "PRIVATE-PLANS", "NEW-PRIVATE-PLANS"),
+		});
+		const implementer = await launchProbe(p, {}, [["proposal.get", { proposal_id: id }]]);
+		const seen = implementer.results[0] as { patch: string; withheld: string[] };
+		expect(seen.patch).toContain("export const a = 2;");
+		expect(seen.patch).not.toContain("PRIVATE-PLANS");
+		expect(seen.withheld).toEqual(["private/plans.md"]);
+		// The operator sees all of it.
+		const whole = await operator(p.root, "proposal.get", { proposal_id: id });
+		expect(whole.patch).toContain("NEW-PRIVATE-PLANS");
+		expect(whole.withheld).toEqual([]);
+		// A reviewer bound to it reads its files: the whole patch.
+		const r = await runCli(
+			[
+				"sessions",
+				"launch",
+				"--root",
+				p.root,
+				"--agent",
+				"reviewer-1",
+				"--proposal",
+				id,
+				"--adapter",
+				"generic",
+				"--",
+				process.execPath,
+				PROBE,
+			],
+			{
+				env: {
+					...process.env,
+					PROBE: "{}",
+					ARGS_CALLS: JSON.stringify([["proposal.get", { proposal_id: id }]]),
+				},
+			},
+		);
+		const line = r.stdout.split("\n").find((l) => l.startsWith("{")) as string;
+		const reviewed = (JSON.parse(line) as { results: { patch: string; withheld: string[] }[] }).results[0];
+		expect(reviewed?.patch).toContain("NEW-PRIVATE-PLANS");
+		expect(reviewed?.withheld).toEqual([]);
+	}, 60_000);
+});
+
 describe.skipIf(!sandboxed)("a test run an agent starts with its capability (row 1)", () => {
 	test("a patched test script reads none of the project's secrets and reaches none of its sockets", async () => {
 		for (const p of places) {
@@ -452,6 +534,8 @@ describe.skipIf(!sandboxed)("a test run an agent starts with its capability (row
 				`head -c 15 ${p.root}/.roundtable/roundtable.db`,
 				`cat ${p.root}/.env ${p.root}/private/plans.md`,
 				`ls -A ${p.root} /var/tmp /root`,
+				// Its own scratch copy holds only what implementer-1 may read and the support files.
+				"cat private/plans.md .env; ls -A",
 				`node -e "require('net').connect('${p.root}/.roundtable/mcp/roundtable.sock').on('connect',()=>console.log('LEGACY-SOCKET-ANSWERED')).on('error',e=>console.log(e.code))"`,
 				"echo end",
 			].join("\n");

@@ -70,7 +70,13 @@ describe("symlinks in a patch", () => {
 		const proposal = await f.propose({ patch: symlink("src/alias.ts", "a.ts"), risk: "low" });
 		const v = await f.validate(proposal.id);
 		expect(v.policy).toMatchObject({ security_review_required: true });
-		expect(f.gate(v, "security_review")).toMatchObject({ ok: false });
+		expect(f.gate(v, "security_review")).toEqual({
+			gate: "security_review",
+			ok: false,
+			reason: "security review required (symlink src/alias.ts): none for revision 1",
+		});
+		// Only the review: no human approval, no Security vote.
+		expect(v.policy).toMatchObject({ human_approval_required: false, missing_roles: [] });
 		// The same change as a plain file needs none.
 		const g = await flow({ "src/a.ts": "export const a = 1;\n" });
 		await g.claim("implementer-1", "src/alias.ts");

@@ -684,9 +684,17 @@ describe("the socket file", () => {
 		try {
 			await waitForLine(child.stdout, "listening");
 			await expect(serve(p, { path: sock })).rejects.toThrow(/live/);
-			// The other listener still owns the path.
-			const { data } = await exchange(sock, "");
-			expect(data.toString()).toBe("other-listener\n");
+			// The other listener still owns the path. It closes each connection as it opens, which a
+			// busy machine can report as a reset before the connect resolves: that too is its answer.
+			let answer = "";
+			for (let i = 0; i < 5 && answer === ""; i++) {
+				try {
+					answer = (await exchange(sock, "")).data.toString();
+				} catch (err) {
+					if ((err as { code?: string }).code !== "ECONNRESET") throw err;
+				}
+			}
+			expect(answer).toBe("other-listener\n");
 		} finally {
 			child.kill("SIGKILL");
 			await child.exited;

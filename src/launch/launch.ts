@@ -273,7 +273,8 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 						],
 						home: { inside: homeIn, host: home },
 						network: false,
-						terminal: "shared",
+						// At a terminal the CLI keeps it (TIOCSTI refused); headless, a session of its own.
+						terminal: process.stdin.isTTY ? "shared" : "new",
 						statusFile,
 					})
 				: { argv, fds: [], close: () => {} };

@@ -3,7 +3,9 @@
 // hosts its adapter names (adapters.<name>.egress) are reached; every other request is answered 403
 // and reported, so a refused host is an event. Nothing but CONNECT is spoken: the agent's TLS goes
 // through untouched, and plain HTTP cannot ride along.
+import { lookup } from "node:dns/promises";
 import { rmSync } from "node:fs";
+import { isIP } from "node:net";
 import type { Socket } from "bun";
 import { Outbox } from "./outbox.ts";
 
@@ -20,6 +22,34 @@ export function egressAllows(list: readonly string[], host: string, port: number
 		if (port !== (m[2] === undefined ? 443 : Number(m[2]))) return false;
 		return name.startsWith("*.") ? h.endsWith(name.slice(1)) && h.length > name.length - 1 : h === name;
 	});
+}
+
+/**
+ * Whether an address is this machine or the cloud's metadata service: loopback, unspecified,
+ * link-local (169.254.169.254 is there), IPv4-mapped forms included.
+ */
+export function internalAddress(address: string): boolean {
+	const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
+	if (isIP(a) === 4) return /^(127|0)\./.test(a) || a.startsWith("169.254.");
+	return a === "::1" || a === "::" || /^fe[89ab][0-9a-f]?:/.test(a);
+}
+
+/**
+ * Where to connect for `host`: its address, resolved here once (so a name cannot answer one address
+ * to the check and another to the connect), or why not. A name that resolves to this machine or
+ * to link-local is refused; an address literal the list names is taken as meant.
+ */
+async function destination(host: string): Promise<{ address: string } | { refused: string }> {
+	const bare = host.replace(/^\[|\]$/g, "");
+	if (isIP(bare)) return { address: bare };
+	try {
+		const { address } = await lookup(bare);
+		if (internalAddress(address))
+			return { refused: `${host} resolves to ${address}, this machine or link-local` };
+		return { address };
+	} catch (err) {
+		return { refused: `${host} does not resolve: ${(err as Error).message}` };
+	}
 }
 
 export interface EgressProxy {
@@ -87,30 +117,7 @@ export async function serveEgressProxy(o: {
 				// From here on the agent's bytes go to the host (queued until it answers).
 				c.head = undefined;
 				if (rest.length) c.toHost.send(rest);
-				Bun.connect({
-					hostname: host.replace(/^\[|\]$/g, ""),
-					port,
-					socket: {
-						open(up) {
-							c.upstream = up;
-							clearTimeout(c.timer);
-							c.toAgent.send(Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n"));
-							c.toHost.drain();
-						},
-						data(_up, bytes) {
-							c.toAgent.send(bytes);
-						},
-						drain() {
-							c.toHost.drain();
-						},
-						close() {
-							c.toAgent.finally(() => s.end());
-						},
-						error() {
-							s.end();
-						},
-					},
-				}).catch(() => refuse(s, "502 Bad Gateway"));
+				void connectTo(s, c, host, port);
 			},
 			drain(s) {
 				s.data.toAgent.drain();
@@ -124,6 +131,40 @@ export async function serveEgressProxy(o: {
 			},
 		},
 	});
+
+	async function connectTo(s: Socket<Conn>, c: Conn, host: string, port: number) {
+		const to = await destination(host);
+		if ("refused" in to) {
+			o.onRefused(host, port, to.refused);
+			refuse(s, "403 Forbidden");
+			return;
+		}
+		await Bun.connect({
+			hostname: to.address,
+			port,
+			socket: {
+				open(up) {
+					c.upstream = up;
+					clearTimeout(c.timer);
+					c.toAgent.send(Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n"));
+					c.toHost.drain();
+				},
+				data(_up, bytes) {
+					c.toAgent.send(bytes);
+				},
+				drain() {
+					c.toHost.drain();
+				},
+				close() {
+					c.toAgent.finally(() => s.end());
+				},
+				error() {
+					s.end();
+				},
+			},
+		}).catch(() => refuse(s, "502 Bad Gateway"));
+	}
+
 	return {
 		path: o.path,
 		close() {

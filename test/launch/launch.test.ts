@@ -215,6 +215,44 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 	}, 60_000);
 });
 
+test("a stop signal reaches the agent itself, which may finish; its status is the launch's", async () => {
+	const launched = Bun.spawn(
+		[
+			process.execPath,
+			MAIN,
+			"sessions",
+			"launch",
+			"--root",
+			root,
+			"--agent",
+			"reviewer-1",
+			"--adapter",
+			"generic",
+			"--",
+			"/bin/sh",
+			"-c",
+			"trap 'echo agent got TERM; exit 7' TERM; echo ready; sleep 30 & wait",
+		],
+		{ stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+	);
+	let out = "";
+	const text = new TextDecoder();
+	const reader = launched.stdout.getReader();
+	while (!out.includes("ready")) {
+		const { value, done } = await reader.read();
+		if (done) break;
+		out += text.decode(value);
+	}
+	launched.kill("SIGTERM");
+	for (;;) {
+		const { value, done } = await reader.read();
+		if (done) break;
+		out += text.decode(value);
+	}
+	expect(await launched.exited).toBe(7);
+	expect(out).toContain("agent got TERM");
+}, 60_000);
+
 test("the exit status is the agent's, and a session that could not start is closed", async () => {
 	const r = await runCli([
 		"sessions",
@@ -411,7 +449,7 @@ describe("the session socket, in process", async () => {
 		}
 	});
 
-	test("a socket path too long for the kernel moves to a private runtime folder", async () => {
+	test("a socket path too long for the kernel moves to a private folder of its own in the runtime folder", async () => {
 		const deep = join(tempDir("rt-long-"), "a-rather-long-folder-name-for-a-project", "and-deeper-still");
 		mkdirSync(deep, { recursive: true });
 		const q = await makeProject({ root: deep });
@@ -422,9 +460,10 @@ describe("the session socket, in process", async () => {
 			q.ctx,
 		);
 		const path = minted.session.mcp_socket as string;
-		expect(path.startsWith(runtimeDir())).toBe(true);
-		privateDir(runtimeDir());
-		expect(Buffer.byteLength(path)).toBeLessThanOrEqual(107);
+		expect(dirname(dirname(path))).toBe(runtimeDir());
+		privateDir(dirname(path));
+		// Room beside it for the session's proxy socket too.
+		expect(Buffer.byteLength(join(dirname(path), "proxy.sock"))).toBeLessThanOrEqual(107);
 		const s = await startSessionSocket(callerOf(q.rt), {
 			path,
 			principal: principalOf(minted.session),
@@ -433,8 +472,9 @@ describe("the session socket, in process", async () => {
 			inflight: new InFlight(),
 		});
 		expect(existsSync(path)).toBe(true);
-		// The socket 0600, in a folder only its owner may enter.
+		// The socket 0600, in a folder of this session's alone that only its owner may enter.
 		expect(statSync(path).mode & 0o777).toBe(0o600);
+		expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
 		expect(statSync(runtimeDir()).mode & 0o777).toBe(0o700);
 		s.close();
 		expect(existsSync(path)).toBe(false);

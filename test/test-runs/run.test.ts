@@ -399,10 +399,10 @@ describe("test.run: the environment", () => {
 		expect(lines).toContain("SECRET_OK=fine-to-see");
 		expect(log).not.toContain("tok-7f3a-secret");
 		expect(log).not.toContain("shh-4411");
-		// Not allowlisted: unsandboxed it is absent; a sandbox always gives its private, empty one.
-		expect(lines.filter((l) => l.startsWith("HOME="))).toEqual(
-			probeSandbox().kind === "bwrap" ? [`HOME=${homeInside()}`] : [],
-		);
+		// HOME is always given (as PATH, LANG, TZ, TERM and CI are): in a sandbox its private, empty one.
+		expect(lines.filter((l) => l.startsWith("HOME="))).toEqual([
+			`HOME=${probeSandbox().kind === "bwrap" ? homeInside() : process.env.HOME}`,
+		]);
 	});
 });
 

@@ -121,6 +121,8 @@ export function toolFolders(programs: string[], s: ToolScope): string[] {
 		if (dir && allowed(dir, s, pathEntries)) out.add(dir);
 	};
 	for (const entry of entries) {
+		// The system's own folders are shown whole already; their links lead within the system.
+		if (SYSTEM_DIRS.some((d) => under(entry, d))) continue;
 		add(entry);
 		let names: string[] = [];
 		try {

@@ -4,7 +4,7 @@
 // signals it receives (bubblewrap forwards none), and exits with the agent's status.
 import { constants } from "node:os";
 import type { Socket } from "bun";
-import { Outbox } from "./outbox.ts";
+import { farSide, Outbox } from "./outbox.ts";
 
 export const FORWARD_PORT = 3128;
 
@@ -22,24 +22,9 @@ export async function forwardAndRun(socketPath: string, argv: string[]): Promise
 				s.data = r;
 				Bun.connect({
 					unix: socketPath,
-					socket: {
-						open(up) {
-							r.up = up;
-							r.toProxy.drain();
-						},
-						data(_up, bytes) {
-							r.toAgent.send(bytes);
-						},
-						drain() {
-							r.toProxy.drain();
-						},
-						close() {
-							r.toAgent.finally(() => s.end());
-						},
-						error() {
-							s.end();
-						},
-					},
+					socket: farSide(s, r.toAgent, r.toProxy, (up) => {
+						r.up = up;
+					}),
 				}).catch(() => s.end());
 			},
 			data(s, bytes) {

@@ -1,4 +1,6 @@
-// One direction of a relay between two sockets.
+// One direction of a relay between two sockets, and the far side's handlers.
+import type { Socket, SocketHandler } from "bun";
+
 /** What a socket could not take yet, sent on its drain (Bun's sockets write what fits, no more). */
 export class Outbox {
 	private queue: Uint8Array[] = [];
@@ -37,4 +39,34 @@ export class Outbox {
 		}
 		return true;
 	}
+}
+
+/**
+ * The handlers of a relay's far side (`Bun.connect`'s socket): what it sends goes to `near`, what
+ * `toFar` holds goes out once it opens and drains, and `near` ends once `toNear` is written out.
+ */
+export function farSide(
+	near: { end(): void },
+	toNear: Outbox,
+	toFar: Outbox,
+	opened: (far: Socket<undefined>) => void,
+): SocketHandler<undefined> {
+	return {
+		open(far) {
+			opened(far);
+			toFar.drain();
+		},
+		data(_far, bytes) {
+			toNear.send(bytes);
+		},
+		drain() {
+			toFar.drain();
+		},
+		close() {
+			toNear.finally(() => near.end());
+		},
+		error() {
+			near.end();
+		},
+	};
 }

@@ -7,7 +7,7 @@ import { lookup } from "node:dns/promises";
 import { rmSync } from "node:fs";
 import { isIP } from "node:net";
 import type { Socket } from "bun";
-import { Outbox } from "./outbox.ts";
+import { farSide, Outbox } from "./outbox.ts";
 
 /** The longest request head read before the proxy gives up on a connection. */
 const MAX_HEAD_BYTES = 8192;
@@ -142,26 +142,11 @@ export async function serveEgressProxy(o: {
 		await Bun.connect({
 			hostname: to.address,
 			port,
-			socket: {
-				open(up) {
-					c.upstream = up;
-					clearTimeout(c.timer);
-					c.toAgent.send(Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n"));
-					c.toHost.drain();
-				},
-				data(_up, bytes) {
-					c.toAgent.send(bytes);
-				},
-				drain() {
-					c.toHost.drain();
-				},
-				close() {
-					c.toAgent.finally(() => s.end());
-				},
-				error() {
-					s.end();
-				},
-			},
+			socket: farSide(s, c.toAgent, c.toHost, (up) => {
+				c.upstream = up;
+				clearTimeout(c.timer);
+				c.toAgent.send(Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n"));
+			}),
 		}).catch(() => refuse(s, "502 Bad Gateway"));
 	}
 

@@ -11,11 +11,12 @@ import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runtimeDir } from "../../src/sessions/paths.ts";
-import { commitAll, MAIN, REPO, readyLine, runCli, tempDir, write } from "../_helpers/helpers.ts";
+import { MAIN, runCli, tempDir, write } from "../_helpers/helpers.ts";
+import { launchArgs, launchArgv, ownedProject, PROBE, probeOutput } from "../_helpers/launch-helpers.ts";
+import { newFilePatch, symlinkPatch } from "../_helpers/patches.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 if (!sandboxed) console.log("attack tests skipped: no working bubblewrap here");
-const PROBE = join(REPO, "test/fixtures-scripts/agent-probe.ts");
 
 interface Place {
 	name: string;
@@ -30,26 +31,12 @@ const made: string[] = [];
 async function project(name: string, root: string): Promise<Place> {
 	mkdirSync(root, { recursive: true });
 	made.push(root);
-	commitAll(root, {
+	const { url, owner } = await ownedProject(root, {
 		"README.md": "# a project\n",
 		"src/a.ts": "export const a = 1;\n",
 		"private/plans.md": "PRIVATE-PLANS\n",
 		".env": "DATABASE_PASSWORD=ENV-SECRET\n",
 	});
-	expect((await runCli(["init", "--root", root])).code).toBe(0);
-	const file = join(root, ".roundtable/config.yaml");
-	const doc = parseDocument(readFileSync(file, "utf8"));
-	doc.setIn(["mcp", "http_address"], "127.0.0.1:0");
-	doc.setIn(["sandbox", "expose"], [dirname(PROBE)]);
-	doc.setIn(["adapters", "generic", "env"], ["PROBE", "ARGS_CALLS"]);
-	writeFileSync(file, doc.toString());
-	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
-		stdin: "ignore",
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-	const stderr = new Response(owner.stderr).text();
-	const url = /http=(\S+)/.exec((await readyLine(owner, 20_000, () => stderr)).ready)?.[1] as string;
 	const task = {
 		task_id: "T-1",
 		title: "t",
@@ -93,9 +80,6 @@ afterAll(async () => {
 });
 
 interface ProbeOut {
-	code: number;
-	stderr: string;
-	session: string;
 	tries: Record<string, string>;
 	results: Record<string, unknown>[];
 	env: string[];
@@ -108,64 +92,13 @@ async function launchProbe(
 	probe: object,
 	calls: [string, object][] = [],
 	env: Record<string, string> = {},
-): Promise<ProbeOut> {
+) {
 	const r = await runCli(
-		[
-			"sessions",
-			"launch",
-			"--root",
-			p.root,
-			"--agent",
-			"implementer-1",
-			"--task",
-			"T-1",
-			"--adapter",
-			"generic",
-			"--",
-			process.execPath,
-			PROBE,
-		],
-		{
-			env: {
-				...process.env,
-				...env,
-				PROBE: JSON.stringify(probe),
-				ARGS_CALLS: JSON.stringify(calls),
-			},
-		},
+		launchArgs(p.root, "implementer-1", ["--task", "T-1", "--adapter", "generic"], [process.execPath, PROBE]),
+		{ env: { ...process.env, ...env, PROBE: JSON.stringify(probe), ARGS_CALLS: JSON.stringify(calls) } },
 	);
-	const line = r.stdout.split("\n").find((l) => l.startsWith("{"));
-	if (!line) throw new Error(`no probe output (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
-	const session = /session (S-\S+) for implementer-1/.exec(r.stderr)?.[1] as string;
-	return { code: r.code, stderr: r.stderr, session, ...JSON.parse(line) };
+	return probeOutput<ProbeOut>(r);
 }
-
-/** A git-style patch that adds `path` with `text`. */
-function newFile(path: string, text: string): string {
-	const lines = text.split("\n").slice(0, -1);
-	return [
-		`diff --git a/${path} b/${path}`,
-		"new file mode 100644",
-		"--- /dev/null",
-		`+++ b/${path}`,
-		`@@ -0,0 +1,${lines.length} @@`,
-		...lines.map((l) => `+${l}`),
-		"",
-	].join("\n");
-}
-
-/** A git-style patch that makes `path` a symlink to `target`. */
-const symlinkTo = (path: string, target: string) =>
-	[
-		`diff --git a/${path} b/${path}`,
-		"new file mode 120000",
-		"--- /dev/null",
-		`+++ b/${path}`,
-		"@@ -0,0 +1 @@",
-		`+${target}`,
-		"\\ No newline at end of file",
-		"",
-	].join("\n");
 
 /** A file in the operator's real home that no sandbox may show. */
 const MARKER = `rt-attack-marker-${process.pid}`;
@@ -206,22 +139,12 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		const long = places.find((p) => p.name === "at a long path") as Place;
 		// A first session that stays up while the second looks for its socket.
 		const first = Bun.spawn(
-			[
-				process.execPath,
-				MAIN,
-				"sessions",
-				"launch",
-				"--root",
-				long.root,
-				"--agent",
-				"reviewer-1",
-				"--adapter",
-				"generic",
-				"--",
-				"/bin/sleep",
-				"20",
-			],
-			{ stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+			launchArgv(long.root, "reviewer-1", ["--adapter", "generic"], ["/bin/sleep", "20"]),
+			{
+				stdin: "ignore",
+				stdout: "pipe",
+				stderr: "pipe",
+			},
 		);
 		try {
 			const text = new TextDecoder();
@@ -265,21 +188,10 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		delete env.ANTHROPIC_API_KEY;
 		delete env.CLAUDE_CONFIG_DIR;
 		const r = await runCli(
-			[
-				"sessions",
-				"launch",
-				"--root",
-				p.root,
-				"--agent",
-				"architect-1",
-				"--adapter",
-				"claude",
-				"--",
-				"/bin/sh",
-				"-c",
-				evil,
-			],
-			{ env },
+			launchArgs(p.root, "architect-1", ["--adapter", "claude"], ["/bin/sh", "-c", evil]),
+			{
+				env,
+			},
 		);
 		expect(r.code, r.stderr).toBe(0);
 		// Inside: only the login's files, copied; settings.json was never there.
@@ -291,22 +203,12 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		expect(existsSync(join(home, ".claude/planted"))).toBe(false);
 		expect(readFileSync(join(home, ".claude/.credentials.json"), "utf8")).toBe('{"token":"rotated"}\n');
 
+		const plant = `ls -A $CODEX_HOME; echo 'notify = ["evil"]' > $CODEX_HOME/config.toml; echo '{"tokens":"rotated"}' > $CODEX_HOME/auth.json`;
 		const codex = await runCli(
-			[
-				"sessions",
-				"launch",
-				"--root",
-				p.root,
-				"--agent",
-				"implementer-2",
-				"--adapter",
-				"codex",
-				"--",
-				"/bin/sh",
-				"-c",
-				`ls -A $CODEX_HOME; echo 'notify = ["evil"]' > $CODEX_HOME/config.toml; echo '{"tokens":"rotated"}' > $CODEX_HOME/auth.json`,
-			],
-			{ env: { ...env, OPENAI_API_KEY: "" } },
+			launchArgs(p.root, "implementer-2", ["--adapter", "codex"], ["/bin/sh", "-c", plant]),
+			{
+				env: { ...env, OPENAI_API_KEY: "" },
+			},
 		);
 		expect(codex.code, codex.stderr).toBe(0);
 		expect(codex.stdout.trim()).toBe("auth.json");
@@ -320,18 +222,8 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		write(home, ".codex/auth.json", '{"tokens":"t"}\n');
 		const env = { ...process.env, HOME: home } as Record<string, string>;
 		delete env.OPENAI_API_KEY;
-		const args = [
-			"sessions",
-			"launch",
-			"--root",
-			p.root,
-			"--agent",
-			"implementer-2",
-			"--adapter",
-			"codex",
-			"--",
-		];
-		const first = Bun.spawn([process.execPath, MAIN, ...args, "/bin/sleep", "5"], {
+		const codex = (command: string[]) => launchArgs(p.root, "implementer-2", ["--adapter", "codex"], command);
+		const first = Bun.spawn([process.execPath, MAIN, ...codex(["/bin/sleep", "5"])], {
 			env,
 			stdin: "ignore",
 			stdout: "pipe",
@@ -340,12 +232,12 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		try {
 			const text = new TextDecoder();
 			for await (const chunk of first.stderr) if (text.decode(chunk).includes("; socket ")) break;
-			const second = await runCli([...args, "/bin/true"], { env });
+			const second = await runCli(codex(["/bin/true"]), { env });
 			expect(second.code).toBe(1);
 			expect(second.stderr).toContain("another session is using the codex login");
 			expect(second.stderr).toContain("OPENAI_API_KEY");
 			// With an API key, no login is copied and sessions run side by side.
-			const keyed = await runCli([...args, "/bin/sh", "-c", "ls -A $CODEX_HOME; echo end"], {
+			const keyed = await runCli(codex(["/bin/sh", "-c", "ls -A $CODEX_HOME; echo end"]), {
 				env: { ...env, OPENAI_API_KEY: "sk-test" },
 			});
 			expect(keyed.code).toBe(0);
@@ -414,21 +306,12 @@ describe.skipIf(!sandboxed || !Bun.which("script") || !Bun.which("perl"))(
 	() => {
 		test("cannot type into it: TIOCSTI is refused (row 4)", async () => {
 			const p = places[1] as Place;
-			const command = [
-				process.execPath,
-				MAIN,
-				"sessions",
-				"launch",
-				"--root",
+			const command = launchArgv(
 				p.root,
-				"--agent",
 				"reviewer-1",
-				"--adapter",
-				"generic",
-				"--",
-				"perl",
-				join(dirname(PROBE), "tiocsti.pl"),
-			].join(" ");
+				["--adapter", "generic"],
+				["perl", join(dirname(PROBE), "tiocsti.pl")],
+			).join(" ");
 			const pty = Bun.spawn(["script", "-qec", command, "/dev/null"], {
 				stdin: "pipe",
 				stdout: "pipe",
@@ -495,21 +378,7 @@ describe.skipIf(!sandboxed)("reading another task's proposal (row 7)", () => {
 		expect(whole.withheld).toEqual([]);
 		// A reviewer bound to it reads its files: the whole patch.
 		const r = await runCli(
-			[
-				"sessions",
-				"launch",
-				"--root",
-				p.root,
-				"--agent",
-				"reviewer-1",
-				"--proposal",
-				id,
-				"--adapter",
-				"generic",
-				"--",
-				process.execPath,
-				PROBE,
-			],
+			launchArgs(p.root, "reviewer-1", ["--proposal", id, "--adapter", "generic"], [process.execPath, PROBE]),
 			{
 				env: {
 					...process.env,
@@ -540,8 +409,8 @@ describe.skipIf(!sandboxed)("a test run an agent starts with its capability (row
 				"echo end",
 			].join("\n");
 			const patch =
-				newFile("package.json", '{"scripts":{"test":"sh hello.txt"}}\n') +
-				newFile("hello.txt", `${script}\n`);
+				newFilePatch("package.json", '{"scripts":{"test":"sh hello.txt"}}\n') +
+				newFilePatch("hello.txt", `${script}\n`);
 			const claim = (path: string) => [
 				"resource.claim",
 				{
@@ -579,7 +448,7 @@ describe.skipIf(!sandboxed)("a test run an agent starts with its capability (row
 						summary_md: "s",
 						affected_resources: ["file:hello.txt"],
 						risk: "low",
-						patch: symlinkTo("src/token", "../.roundtable/operator.token"),
+						patch: symlinkPatch("src/token", "../.roundtable/operator.token"),
 					},
 				],
 			]);

@@ -8,7 +8,6 @@ import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Subprocess } from "bun";
-import { parseDocument } from "yaml";
 import { call, callerOf } from "../../src/dispatch.ts";
 import { LaunchError, launch } from "../../src/launch/launch.ts";
 import { toolsFor } from "../../src/registry/index.ts";
@@ -17,34 +16,28 @@ import { capabilityHash, newCapability, principalOf } from "../../src/sessions/c
 import { privateDir, runtimeDir } from "../../src/sessions/paths.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { startSessionSocket } from "../../src/transports/session-socket.ts";
-import { commitAll, MAIN, makeProject, REPO, readyLine, runCli, tempDir } from "../_helpers/helpers.ts";
+import { MAIN, makeProject, runCli, tempDir } from "../_helpers/helpers.ts";
+import {
+	launchArgs,
+	launchArgv,
+	ownedProject,
+	PROBE,
+	probeOutput,
+	readUntil,
+} from "../_helpers/launch-helpers.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
-const PROBE = join(REPO, "test/fixtures-scripts/agent-probe.ts");
 
 let root = "";
 let url = "";
 let owner: Subprocess<"ignore", "pipe", "pipe"> | undefined;
-let ownerStderr: Promise<string> = Promise.resolve("");
 
 beforeAll(async () => {
-	root = tempDir("rt-launch-");
-	commitAll(root, { "README.md": "# launched\n", "src/a.ts": "export const a = 1;\n" });
-	expect((await runCli(["init", "--root", root])).code).toBe(0);
-	const config = join(root, ".roundtable/config.yaml");
-	const doc = parseDocument(readFileSync(config, "utf8"));
-	doc.setIn(["mcp", "http_address"], "127.0.0.1:0");
-	// The probe's script and its orders, as a user names what a sandbox shows beyond its allowlist.
-	doc.setIn(["sandbox", "expose"], [dirname(PROBE)]);
-	doc.setIn(["adapters", "generic", "env"], ["PROBE", "ARGS_CALLS"]);
-	writeFileSync(config, doc.toString());
-	owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
-		stdin: "ignore",
-		stdout: "pipe",
-		stderr: "pipe",
+	const owned = await ownedProject(tempDir("rt-launch-"), {
+		"README.md": "# launched\n",
+		"src/a.ts": "export const a = 1;\n",
 	});
-	ownerStderr = new Response(owner.stderr).text();
-	url = /http=(\S+)/.exec((await readyLine(owner, 20_000, () => ownerStderr)).ready)?.[1] as string;
+	({ root, url, owner } = owned);
 	const task = {
 		task_id: "T-1",
 		title: "t",
@@ -66,22 +59,12 @@ afterAll(async () => {
 /** Launches the probe as implementer-1 on T-1; `calls` are made through its session's socket. */
 async function launchProbe(calls: [string, object][] = [], extra: string[] = [], probe: object = {}) {
 	const r = await runCli(
-		[
-			"sessions",
-			"launch",
-			"--root",
+		launchArgs(
 			root,
-			"--agent",
 			"implementer-1",
-			"--task",
-			"T-1",
-			"--adapter",
-			"generic",
-			...extra,
-			"--",
-			process.execPath,
-			PROBE,
-		],
+			["--task", "T-1", "--adapter", "generic", ...extra],
+			[process.execPath, PROBE],
+		),
 		{
 			env: {
 				...process.env,
@@ -91,10 +74,7 @@ async function launchProbe(calls: [string, object][] = [], extra: string[] = [],
 			},
 		},
 	);
-	const line = r.stdout.split("\n").find((l) => l.startsWith("{"));
-	if (!line) throw new Error(`no probe output (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
-	const session = /session (S-\S+) for implementer-1/.exec(r.stderr)?.[1] as string;
-	return { code: r.code, stderr: r.stderr, session, ...(JSON.parse(line) as Probe) };
+	return probeOutput<Probe>(r);
 }
 
 interface Probe {
@@ -215,40 +195,17 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 	}, 60_000);
 });
 
+const TRAPS_TERM = "trap 'echo agent got TERM; exit 7' TERM; echo ready; sleep 30 & wait";
+
 test("a stop signal reaches the agent itself, which may finish; its status is the launch's", async () => {
 	const launched = Bun.spawn(
-		[
-			process.execPath,
-			MAIN,
-			"sessions",
-			"launch",
-			"--root",
-			root,
-			"--agent",
-			"reviewer-1",
-			"--adapter",
-			"generic",
-			"--",
-			"/bin/sh",
-			"-c",
-			"trap 'echo agent got TERM; exit 7' TERM; echo ready; sleep 30 & wait",
-		],
+		launchArgv(root, "reviewer-1", ["--adapter", "generic"], ["/bin/sh", "-c", TRAPS_TERM]),
 		{ stdin: "ignore", stdout: "pipe", stderr: "pipe" },
 	);
-	let out = "";
-	const text = new TextDecoder();
 	const reader = launched.stdout.getReader();
-	while (!out.includes("ready")) {
-		const { value, done } = await reader.read();
-		if (done) break;
-		out += text.decode(value);
-	}
+	await readUntil(reader, "ready");
 	launched.kill("SIGTERM");
-	for (;;) {
-		const { value, done } = await reader.read();
-		if (done) break;
-		out += text.decode(value);
-	}
+	const out = await readUntil(reader);
 	expect(await launched.exited).toBe(7);
 	expect(out).toContain("agent got TERM");
 }, 60_000);

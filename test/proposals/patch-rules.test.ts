@@ -6,34 +6,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { protectedName } from "../../src/domain/protected-names.ts";
 import { flow } from "../_helpers/flow-helpers.ts";
 import { allEvents, commitAll, makeProject, removeTempDirs } from "../_helpers/helpers.ts";
+import { newFilePatch, symlinkPatch } from "../_helpers/patches.ts";
 
 afterAll(removeTempDirs);
 
-/** A git-style patch that makes `path` a symlink to `target`. */
-const symlink = (path: string, target: string) =>
-	[
-		`diff --git a/${path} b/${path}`,
-		"new file mode 120000",
-		"index 0000000..1111111",
-		"--- /dev/null",
-		`+++ b/${path}`,
-		"@@ -0,0 +1 @@",
-		`+${target}`,
-		"\\ No newline at end of file",
-		"",
-	].join("\n");
-
 /** A git-style patch that adds `path` with one line. */
-const addition = (path: string, line = "x") =>
-	[
-		`diff --git a/${path} b/${path}`,
-		"new file mode 100644",
-		"--- /dev/null",
-		`+++ b/${path}`,
-		"@@ -0,0 +1 @@",
-		`+${line}`,
-		"",
-	].join("\n");
+const addition = (path: string, line = "x") => newFilePatch(path, `${line}\n`);
 
 describe("symlinks in a patch", () => {
 	for (const [name, target] of [
@@ -55,7 +33,7 @@ describe("symlinks in a patch", () => {
 				summary_md: "s",
 				affected_resources: [],
 				risk: "low",
-				patch: symlink("src/link", target),
+				patch: symlinkPatch("src/link", target),
 			});
 			expect(err.code).toBe("invalid_argument");
 			expect(err.message).toContain("'src/link' a symlink to");
@@ -67,7 +45,7 @@ describe("symlinks in a patch", () => {
 	test("one that stays inside is accepted, and brings in the security review", async () => {
 		const f = await flow({ "src/a.ts": "export const a = 1;\n" });
 		await f.claim("implementer-1", "src/alias.ts");
-		const proposal = await f.propose({ patch: symlink("src/alias.ts", "a.ts"), risk: "low" });
+		const proposal = await f.propose({ patch: symlinkPatch("src/alias.ts", "a.ts"), risk: "low" });
 		const v = await f.validate(proposal.id);
 		expect(v.policy).toMatchObject({ security_review_required: true });
 		expect(f.gate(v, "security_review")).toEqual({

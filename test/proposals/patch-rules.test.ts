@@ -13,6 +13,17 @@ afterAll(removeTempDirs);
 /** A git-style patch that adds `path` with one line. */
 const addition = (path: string, line = "x") => newFilePatch(path, `${line}\n`);
 
+/** proposal.create's arguments for implementer-1 on `task`, carrying `patch`. */
+const proposing = (task: string, patch: string): Record<string, unknown> => ({
+	task_id: task,
+	agent_id: "implementer-1",
+	title: "t",
+	summary_md: "s",
+	affected_resources: [],
+	risk: "low",
+	patch,
+});
+
 describe("symlinks in a patch", () => {
 	for (const [name, target] of [
 		["the operator's token", "../.roundtable/operator.token"],
@@ -26,15 +37,7 @@ describe("symlinks in a patch", () => {
 			const f = await flow({ "src/a.ts": "export const a = 1;\n" });
 			await f.claim("implementer-1", "src/link");
 			const before = (await allEvents(f.p)).length;
-			const err = await f.p.fail("proposal.create", {
-				task_id: f.task,
-				agent_id: "implementer-1",
-				title: "t",
-				summary_md: "s",
-				affected_resources: [],
-				risk: "low",
-				patch: symlinkPatch("src/link", target),
-			});
+			const err = await f.p.fail("proposal.create", proposing(f.task, symlinkPatch("src/link", target)));
 			expect(err.code).toBe("invalid_argument");
 			expect(err.message).toContain("'src/link' a symlink to");
 			expect(err.details).toMatchObject({ field: "patch", path: "src/link", target });
@@ -84,15 +87,7 @@ describe("paths that are .git or .roundtable on some filesystem", () => {
 		commitAll(p.root, { "README.md": "# r\n" });
 		await p.call("task.create", { task_id: "T-p", title: "t", body_md: "b" });
 		for (const path of spellings) {
-			const err = await p.fail("proposal.create", {
-				task_id: "T-p",
-				agent_id: "implementer-1",
-				title: "t",
-				summary_md: "s",
-				affected_resources: [],
-				risk: "low",
-				patch: addition(path),
-			});
+			const err = await p.fail("proposal.create", proposing("T-p", addition(path)));
 			expect({ path, code: err.code }).toEqual({ path, code: "invalid_argument" });
 			expect(err.details).toMatchObject({ field: "patch", path });
 			expect(err.message).toMatch(/is \.(git|roundtable) on some filesystems/);
@@ -110,15 +105,7 @@ describe("limits", () => {
 		const f = await flow({ "src/a.ts": "export const a = 1;\n" });
 		await f.claim("implementer-1", "src/big.txt");
 		const big = addition("src/big.txt", "y".repeat(14 * 1024 * 1024));
-		const err = await f.p.fail("proposal.create", {
-			task_id: f.task,
-			agent_id: "implementer-1",
-			title: "t",
-			summary_md: "s",
-			affected_resources: [],
-			risk: "low",
-			patch: big,
-		});
+		const err = await f.p.fail("proposal.create", proposing(f.task, big));
 		expect(err.code).toBe("resource_exhausted");
 		expect(err.message).toContain("limits.max_patch_bytes (2097152)");
 		expect(err.details).toMatchObject({ limit: "limits.max_patch_bytes", max: 2097152 });
@@ -138,16 +125,7 @@ describe("limits", () => {
 				resource_id: `file:${path}`,
 				claim_type: "write",
 			});
-		const create = (path: string) =>
-			({
-				task_id: task.id,
-				agent_id: "implementer-1",
-				title: "t",
-				summary_md: "s",
-				affected_resources: [],
-				risk: "low",
-				patch: addition(path),
-			}) as Record<string, unknown>;
+		const create = (path: string) => proposing(task.id, addition(path));
 		const { proposal } = (await p.call("proposal.create", create("b.txt"))) as { proposal: { id: string } };
 		await p.call("proposal.create", create("c.txt"));
 		const third = await p.fail("proposal.create", create("d.txt"));

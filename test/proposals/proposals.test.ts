@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Evaluation } from "../../src/policy/types.ts";
 import { type Flow as BaseFlow, flow as baseFlow, type Proposal } from "../_helpers/flow-helpers.ts";
 import { addRun, allEvents, diffOf, disableAgent, git, write } from "../_helpers/helpers.ts";
+import { newFilePatch } from "../_helpers/patches.ts";
 
 interface Reviewer {
 	role: string;
@@ -35,15 +36,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** A git-style patch creating a new file. */
 const createPatch = (path: string, lines: string[]) =>
-	[
-		`diff --git a/${path} b/${path}`,
-		"new file mode 100644",
-		"--- /dev/null",
-		`+++ b/${path}`,
-		`@@ -0,0 +1,${lines.length} @@`,
-		...lines.map((l) => `+${l}`),
-		"",
-	].join("\n");
+	newFilePatch(path, lines.map((l) => `${l}\n`).join(""));
 
 interface Flow extends BaseFlow {
 	appendPolicy: (yaml: string) => void;

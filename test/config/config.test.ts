@@ -2,6 +2,7 @@
 // file, the line and the key, with a did-you-mean where one helps.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { type Config, defaultConfig } from "../../src/config/defaults.ts";
@@ -291,6 +292,23 @@ describe("errors name the file, the line and the key", () => {
 			"config.yaml:2: unknown key 'projct_name' (did you mean 'project_name'?)",
 		);
 		expect(configError("version: 1\n\nwidgets: 3\n").message).toBe("config.yaml:3: unknown key 'widgets'");
+	});
+
+	test("sandbox.expose takes absolute folders (or ~/…), never / or a .roundtable/, and names the entry", () => {
+		expect(parse("sandbox:\n  expose: [~/.pyenv, /opt/go/]\n").sandbox.expose).toEqual([
+			`${homedir()}/.pyenv`,
+			"/opt/go/",
+		]);
+		for (const [entry, line] of [
+			["relative/dir", 3],
+			["/", 3],
+			["/srv/p/.roundtable", 3],
+		] as const) {
+			const e = configError(lines("sandbox:", "  expose:", `    - ${entry}`));
+			expect(e.message).toBe(
+				`config.yaml:${line}: 'sandbox.expose[0]' must be an absolute folder (or ~/…) other than / and outside any .roundtable/ (was '${entry}')`,
+			);
+		}
 	});
 
 	test("unknown field of a built-in adapter", () => {

@@ -3,7 +3,7 @@
 // session's socket; its exit closes the session; claims follow their resume_policy. Then the session
 // socket itself (framing, the stdio bridge to it, a path too long for a socket) in process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,12 +11,13 @@ import type { Subprocess } from "bun";
 import { call, callerOf } from "../../src/dispatch.ts";
 import { LaunchError, launch } from "../../src/launch/launch.ts";
 import { toolsFor } from "../../src/registry/index.ts";
-import { probeSandbox } from "../../src/sandbox/index.ts";
+import { probeSandbox, toolFolders } from "../../src/sandbox/index.ts";
+import { ETC_ALLOWED } from "../../src/sandbox/system.ts";
 import { capabilityHash, newCapability, principalOf } from "../../src/sessions/capability.ts";
 import { privateDir, runtimeDir } from "../../src/sessions/paths.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { startSessionSocket } from "../../src/transports/session-socket.ts";
-import { MAIN, makeProject, runCli, tempDir } from "../_helpers/helpers.ts";
+import { MAIN, makeProject, REPO, runCli, tempDir } from "../_helpers/helpers.ts";
 import {
 	launchArgs,
 	launchArgv,
@@ -154,6 +155,55 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 		).toMatchObject({
 			payload: { reason: "exit 0" },
 		});
+	}, 60_000);
+
+	test("find / sees the system, its tools, this program, /workspace, /session and its own $HOME — nothing else", async () => {
+		const home = tempDir("rt-agent-home-");
+		const list =
+			"find / -maxdepth 3 -not -path '/proc/*' -not -path '/usr/*' -not -path '/dev/*' 2>/dev/null | sort";
+		const r = await runCli(
+			launchArgs(root, "reviewer-1", ["--adapter", "generic"], ["/bin/sh", "-c", list]),
+			{
+				env: { ...process.env, HOME: home },
+			},
+		);
+		expect(r.code, r.stderr).toBe(0);
+		const seen = r.stdout.split("\n").filter((l) => l.startsWith("/"));
+		const tools = [
+			...toolFolders(["/bin/sh"], { path: process.env.PATH ?? "", home, never: [root] }),
+			...["bin", "src", "node_modules", "package.json"].map((f) => join(REPO, f)),
+			dirname(realpathSync(process.execPath)),
+			dirname(PROBE),
+		];
+		const ancestors = (p: string) => p.split("/").map((_, i, a) => a.slice(0, i + 1).join("/") || "/");
+		const exact = new Set([
+			...[
+				"/",
+				"/usr",
+				"/bin",
+				"/sbin",
+				"/lib",
+				"/lib32",
+				"/lib64",
+				"/libx32",
+				"/dev",
+				"/proc",
+				"/tmp",
+				"/etc",
+			],
+			...["/workspace", "/session", "/session/mcp.sock", "/session/proxy.sock"],
+			...ancestors(home),
+			...tools.flatMap(ancestors),
+			...ETC_ALLOWED.filter((e) => e.includes("/")).flatMap((e) => ancestors(`/etc/${e}`)),
+		]);
+		const inside = [home, ...tools, ...ETC_ALLOWED.map((e) => `/etc/${e.replace("*", "")}`)];
+		const stray = seen.filter((p) => !exact.has(p) && !inside.some((a) => p.startsWith(a)));
+		expect(stray).toEqual([]);
+		// /root appears only as the way to a tool under it (a ~/.cargo/bin on PATH), never with its files.
+		const rootShown = tools.some((t) => t.startsWith("/root/"));
+		for (const gone of [root, "/var", "/run", join(root, ".roundtable"), ...(rootShown ? [] : ["/root"])])
+			expect(seen).not.toContain(gone);
+		expect(seen).toContain("/session/mcp.sock");
 	}, 60_000);
 
 	test("claims follow their resume_policy when the session ends: hold stays, release is released, suspend is suspended", async () => {

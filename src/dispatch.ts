@@ -6,7 +6,7 @@ import { type AgentPrincipal, type CallContext, type Caller, systemContext } fro
 import { canonicalJson, sha256 } from "./domain/canonical.ts";
 import { clip, didYouMean, quoted, suggestion } from "./domain/did-you-mean.ts";
 import type { Done, Env, Key, Ticket } from "./engine/env.ts";
-import { asToolError, conflict, notFound, ToolError } from "./errors.ts";
+import { asToolError, conflict, invalidArgument, notFound, ToolError } from "./errors.ts";
 import { isAlive } from "./os/process.ts";
 import { findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
@@ -315,10 +315,13 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 			});
 		}
 		mayCall(tool, ctx);
-		const validated = validateArgs(tool, rawArgs);
+		const who = ctx.principal;
+		const validated = validateArgs(tool, who.kind === "agent" ? withActors(tool, rawArgs, who.agent_id) : rawArgs);
+		for (const field of who.kind === "agent" ? [] : tool.namedByCaller)
+			if (validated[field] === undefined)
+				throw invalidArgument(`missing required argument '${field}': name who acts`, { field });
 		if (ctx.signal.aborted) throw new ToolError("cancelled", "the call was cancelled before it started");
 		// A capability's call passes the access check first: the one place it is made.
-		const who = ctx.principal;
 		const { args, reads } =
 			who.kind === "agent"
 				? await rt.store.withTransaction("read", (tx) => authorize(tx, tool, validated, who, nowIso()))
@@ -355,6 +358,18 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 			await recordDenial(rt, ctx.principal, name, e);
 		throw e;
 	}
+}
+
+/**
+ * A capability's call with its actor arguments filled in where left out: the capability says who
+ * acts (authorize() refuses any other name), so the agent never has to.
+ */
+function withActors(tool: Tool, raw: unknown, agentId: string): unknown {
+	if (raw === undefined || raw === null) raw = {};
+	if (typeof raw !== "object" || Array.isArray(raw) || tool.actors.length === 0) return raw;
+	const args = { ...(raw as Record<string, unknown>) };
+	for (const field of tool.actors) if (!Object.hasOwn(args, field)) args[field] = agentId;
+	return args;
 }
 
 /** The calls of one project, for the transports: they get this, never the Runtime. */

@@ -3,7 +3,7 @@
 // agents racing for the same resource exactly one wins.
 import { modesConflict, overlaps, type Scope } from "../domain/claims.ts";
 import type { Env } from "../engine/env.ts";
-import { repoGuard } from "../engine/env.ts";
+import { named, repoGuard } from "../engine/env.ts";
 import { newRecordId, requireEnabledAgent, requireRun, requireTask } from "../engine/records.ts";
 import { conflict } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
@@ -42,8 +42,9 @@ export async function prepareClaim(a: Args<"resource.claim">, env: Env): Promise
 }
 
 /** The claim the agent already holds for this task, resource and mode; or a new one, if nothing conflicts. */
-export async function claim(tx: Tx, a: Args<"resource.claim">, env: Env, s: PreparedClaim) {
+export async function claim(tx: Tx, given: Args<"resource.claim">, env: Env, s: PreparedClaim) {
 	const { now } = env;
+	const a = { ...given, agent_id: named(given.agent_id, "agent_id") };
 	await requireEnabledAgent(tx, a.agent_id, "agent_id");
 	await requireTask(tx, a.task_id);
 	if (a.run_id !== undefined) await requireRun(tx, a.run_id);

@@ -3,6 +3,7 @@
 // tool families and the engines, so neither imports upward for it.
 import type { CallContext } from "../context.ts";
 import { type ReadScope, readRefusal } from "../domain/read-scope.ts";
+import { ToolError } from "../errors.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";
@@ -37,6 +38,15 @@ export interface Key<R> {
 	claim(tx?: Tx): Promise<{ earlier: Done<R> } | { earlier?: undefined; ticket: Ticket }>;
 	/** Inside the handler's final write transaction: the result stored beside the events it produced. */
 	remember(tx: Tx, ticket: Ticket, result: R): Promise<Done<R>>;
+}
+
+/**
+ * An actor argument the schema leaves optional for the seed's sake (a tool's `namedByCaller`):
+ * call() refused the call without it, or filled it in from the capability.
+ */
+export function named(value: string | undefined, field: string): string {
+	if (value === undefined) throw new ToolError("internal", `${field} reached the engine unnamed`);
+	return value;
 }
 
 /** The repository as this call may read it: all of it for the operator, an agent's scope for an agent. */

@@ -2,7 +2,7 @@
 // revision), withdrawn by its author, or rejected with a decision. Only its author revises or
 // withdraws it, and only while it is open.
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
+import { type Env, named } from "../engine/env.ts";
 import {
 	checkRevision,
 	newRecordId,
@@ -86,7 +86,13 @@ export async function createProposal(tx: Tx, a: Args<"proposal.create">, env: En
 	return { proposal, proposal_resources: resources };
 }
 
-export async function attachPatch(tx: Tx, a: Args<"proposal.attach_patch">, env: Env, patch: PreparedPatch) {
+export async function attachPatch(
+	tx: Tx,
+	given: Args<"proposal.attach_patch">,
+	env: Env,
+	patch: PreparedPatch,
+) {
+	const a = { ...given, agent_id: named(given.agent_id, "agent_id") };
 	const p = await requireProposal(tx, a.proposal_id);
 	checkRevision(p, a.expected_revision);
 	mustBeAuthor(p, a.agent_id, "revise");

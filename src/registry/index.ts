@@ -87,6 +87,7 @@ export interface Tool {
 	/** Who may call it with a capability: `every` role, the roles listed, or (empty) none. */
 	access: Access;
 	actors: readonly string[];
+	namedByCaller: readonly string[];
 	ownId: string | undefined;
 	reads: Reads | undefined;
 }
@@ -127,6 +128,7 @@ function build(spec: ToolSpec): Tool {
 		argDocs: spec.argDocs as Record<string, string>,
 		access: spec.visibility === undefined || spec.visibility === "agent" ? (spec.access ?? {}) : {},
 		actors: spec.actors ?? [],
+		namedByCaller: spec.namedByCaller ?? [],
 		ownId: spec.ownId,
 		reads: spec.reads,
 	};

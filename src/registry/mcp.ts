@@ -45,10 +45,18 @@ function lean(node: unknown): unknown {
 const mapValues = (o: Schema, f: (v: unknown) => unknown) =>
 	Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 
-/** One tool as tools/list serves it: the argument docs are the only descriptions in its schema. */
-export function publishedTool(t: Tool): PublishedTool {
+/**
+ * One tool as tools/list serves it: the argument docs are the only descriptions in its schema. To
+ * a capability (`forCapability`) its actor arguments are not shown: the capability says who acts.
+ */
+export function publishedTool(t: Tool, forCapability = false): PublishedTool {
 	const inputSchema = lean(jsonSchemas(t).input) as PublishedTool["inputSchema"];
 	const props = (inputSchema.properties ?? {}) as Record<string, Schema>;
+	if (forCapability && t.actors.length > 0) {
+		for (const actor of t.actors) delete props[actor];
+		const required = (inputSchema.required ?? []) as string[];
+		inputSchema.required = required.filter((r) => !t.actors.includes(r));
+	}
 	for (const [name, prop] of Object.entries(props)) {
 		const doc = t.argDocs[name];
 		if (doc) props[name] = { ...prop, description: doc };
@@ -76,18 +84,20 @@ function hints(a: Tool["annotations"]): PublishedTool["annotations"] {
 }
 
 let cached: PublishedTool[] | undefined;
+let forCapabilities: PublishedTool[] | undefined;
 const byRole = new Map<string, PublishedTool[]>();
 /**
  * Every agent tool, in registry order; with a role, only those a capability of that role may
- * call. Computed once: schemas never change while a process runs.
+ * call, without their actor arguments. Computed once: schemas never change while a process runs.
  */
 export const publishedTools = (role?: string): PublishedTool[] => {
-	cached ??= AGENT_TOOLS.map(publishedTool);
+	cached ??= AGENT_TOOLS.map((t) => publishedTool(t));
 	if (role === undefined) return cached;
 	let mine = byRole.get(role);
 	if (!mine) {
+		forCapabilities ??= AGENT_TOOLS.map((t) => publishedTool(t, true));
 		const allowed = new Set(toolsFor(role).map((t) => t.name as string));
-		mine = cached.filter((t) => allowed.has(t.name));
+		mine = forCapabilities.filter((t) => allowed.has(t.name));
 		if (byRole.size < 64) byRole.set(role, mine);
 	}
 	return mine;

@@ -87,6 +87,7 @@ export const proposalTools = [
 		family: "proposals",
 		access: { Implementer: { bound: "task" } },
 		actors: ["agent_id"],
+		namedByCaller: ["agent_id"],
 		title: "Attach a new patch revision",
 		description:
 			"Replace your open proposal's diff, e.g. after revise votes; older votes and checks stop counting. Next: proposal.request_review.",
@@ -95,7 +96,7 @@ export const proposalTools = [
 		args: () =>
 			type({
 				proposal_id: callerId,
-				agent_id: callerId,
+				"agent_id?": callerId,
 				patch: nonBlank,
 				"affected_resources?": nonBlank.array(),
 			}),

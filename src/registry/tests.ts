@@ -95,6 +95,7 @@ export const testTools = [
 		family: "tests",
 		access: { Tester: { bound: "proposal" } },
 		actors: ["agent_id"],
+		namedByCaller: ["agent_id"],
 		title: "Submit test evidence",
 		description:
 			"Tester: report an outcome on a proposal's current diff; shown, never trusted. Next: test.run for a pass that counts.",
@@ -103,7 +104,7 @@ export const testTools = [
 		args: () =>
 			type({
 				proposal_id: callerId,
-				agent_id: callerId,
+				"agent_id?": callerId,
 				command: nonBlank,
 				outcome: type.enumerated(...TEST_OUTCOMES),
 				summary_md: nonBlank,

@@ -112,8 +112,16 @@ export interface ToolSpec<N extends string = string, I extends object = object, 
 	output: () => Type<O>;
 	/** Who may call it with a capability (default: no agent). */
 	access?: Access;
-	/** Arguments naming who acts: with a capability they must be the caller, and are filled in when left out. */
+	/**
+	 * Arguments naming who acts: with a capability they must be the caller, are filled in when left
+	 * out, and are not shown in its tools/list.
+	 */
 	actors?: readonly string[];
+	/**
+	 * Actors the schema leaves optional only because the seed does (its required arguments stay
+	 * the seed's): every other caller must still name them.
+	 */
+	namedByCaller?: readonly string[];
 	/** The argument that names the record the call creates (not one it refers to), if any. */
 	ownId?: string;
 	/** Repository content the call shows an agent. */

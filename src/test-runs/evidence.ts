@@ -1,7 +1,7 @@
 // test.evidence.submit: a Tester's own report of a test it ran, bound to the proposal's current
 // patch revision and its active session, with bounded command and summary sizes.
 
-import type { Env } from "../engine/env.ts";
+import { type Env, named } from "../engine/env.ts";
 import { requireEnabledAgent, requireProposal } from "../engine/records.ts";
 import { invalidArgument, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
@@ -20,7 +20,7 @@ export async function submitTestEvidence(env: Env, tx: Tx, a: Args<"test.evidenc
 			field: "summary_md",
 		});
 	}
-	const agent = await requireEnabledAgent(tx, a.agent_id, "agent_id");
+	const agent = await requireEnabledAgent(tx, named(a.agent_id, "agent_id"), "agent_id");
 	if (agent.role !== "Tester") {
 		throw new ToolError(
 			"permission_denied",

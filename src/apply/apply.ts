@@ -15,6 +15,7 @@ import { mustBeOpen, OPEN } from "../proposals/open.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { withRepository } from "./recover.ts";
+import { taskFollowsProposal } from "./task-status.ts";
 import { transact, workOut } from "./transact.ts";
 
 /** Releases the author's live claims that overlap the applied proposal's resources. */
@@ -93,6 +94,8 @@ export function applyProposal(env: Env, a: Args<"patch.apply">, key: Key<Result<
 				);
 				const proposal = await tx.proposals.setStatus(p.id, "accepted", `applied in ${id}`, now);
 				const released = await releaseCovering(tx, env, e, id, now);
+				const follow = { task_id: p.task_id, proposal_id: p.id, transaction_id: id, now };
+				await taskFollowsProposal(tx, { ...follow, actor: transaction.applied_by }, "applied");
 				await tx.events.append(
 					{
 						type: "patch.applied",

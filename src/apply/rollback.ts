@@ -12,6 +12,7 @@ import { mintId } from "../vocabulary/ids.ts";
 import type { TransactionRecord } from "../vocabulary/records.ts";
 import { withRepository } from "./recover.ts";
 import { capture, currentState, sameState } from "./state.ts";
+import { taskFollowsProposal } from "./task-status.ts";
 import { transact } from "./transact.ts";
 
 async function requireTransaction(tx: Tx, id: string): Promise<TransactionRecord> {
@@ -111,6 +112,8 @@ export function rollbackTransaction(env: Env, a: Args<"patch.rollback">, key: Ke
 					a.reason_md ?? `rolled back in ${id}`,
 					now,
 				);
+				const follow = { task_id: proposal.task_id, proposal_id: proposal.id, transaction_id: id, now };
+				await taskFollowsProposal(tx, { ...follow, actor: transaction.applied_by }, "rolled_back");
 				await tx.events.append(
 					{
 						type: "patch.rolled_back",

@@ -341,7 +341,7 @@ export const proposalTools = [
 		description:
 			"Apply a proposal whose gates pass, as one reversible transaction. Next: task.update_status to done.",
 		details:
-			"Apply a pending or in-review proposal whose every policy gate passes, as one recorded, reversible transaction: under the repository lock the patch is checked with `git apply` on a scratch copy, journaled, written, then recorded. All or nothing, even across a crash. The proposal becomes `accepted` and the author's claims on the touched resources are released.",
+			"Apply a pending or in-review proposal whose every policy gate passes, as one recorded, reversible transaction: under the repository lock the patch is checked with `git apply` on a scratch copy, journaled, written, then recorded. All or nothing, even across a crash. The proposal becomes `accepted`, the author's claims on the touched resources are released, and its task becomes `done` (`review` while another proposal of the task is still open; a cancelled task stays so).",
 		args: () =>
 			type({
 				proposal_id: callerId,
@@ -404,7 +404,7 @@ export const proposalTools = [
 		description:
 			"Operator: undo an applied transaction, unless its files changed since (see force). Next: task.update_status to reopen.",
 		details:
-			"Restore every file an applied transaction changed to its bytes and mode before it, as a transaction of its own under the same lock and journal as apply. Refused when a later transaction touched the same files, or when the files changed since the apply, unless `force`. The proposal becomes `rolled_back`. Operator only.",
+			"Restore every file an applied transaction changed to its bytes and mode before it, as a transaction of its own under the same lock and journal as apply. Refused when a later transaction touched the same files, or when the files changed since the apply, unless `force`. The proposal becomes `rolled_back` and its task `in_progress` again. Operator only.",
 		args: () => type({ transaction_id: callerId, "force?": "boolean", "reason_md?": nonBlank }),
 		argDocs: {
 			transaction_id: "Transaction to undo.",

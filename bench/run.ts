@@ -19,6 +19,7 @@ import * as testrun from "./testrun.bench.ts";
 import * as toollist from "./toollist.bench.ts";
 import * as transports from "./transports.bench.ts";
 import * as watch from "./watch.bench.ts";
+import * as workspace from "./workspace.bench.ts";
 import * as write from "./write.bench.ts";
 
 type Bench = { run(): Promise<unknown> };
@@ -43,6 +44,7 @@ const benches: Record<string, Bench> = {
 	chair,
 	testrun,
 	launch,
+	workspace,
 	dashboard,
 	memory,
 };

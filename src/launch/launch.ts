@@ -22,6 +22,7 @@ import { homeInside, sandboxArgv, sandboxHere, toolFolders } from "../sandbox/in
 import { type EgressProxy, serveEgressProxy } from "../sandbox/proxy.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { privateDir, sessionDir } from "../sessions/paths.ts";
+import { createWorkspace, type Workspace } from "../workspaces/create.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
 
 /** What a launched agent's environment gets of Roundtable: these, and nothing else. */
@@ -199,15 +200,21 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	let reason = "the launch failed";
 	let proxy: EgressProxy | undefined;
 	let login: CopiedLogin | undefined;
+	let ws: Workspace | undefined;
 	try {
 		privateDir(dir);
 		if (!(await waitForSocket(socket, 15_000)))
 			throw new LaunchError(`the owner did not open the session's socket ${socket}; see ${LAYOUT.ownerLog}`);
 		const sandboxed = choice.kind === "bwrap";
-		const workspace = join(dir, "workspace");
 		const home = join(dir, "home");
-		privateDir(workspace);
 		privateDir(home);
+		// A session bound to a task works in a copy of what the task may read; any other in an empty folder.
+		if (sandboxed && session.task_id !== null) {
+			const task = await rt.store.withTransaction("read", (tx) => tx.tasks.get(session.task_id as string));
+			ws = await createWorkspace(root, session.id, task?.readable_paths ?? []);
+		}
+		const workspace = ws?.work ?? join(dir, "workspace");
+		privateDir(workspace);
 		const cwd = sandboxed ? WORKSPACE_INSIDE : root;
 		const client = clientArgv(adapterName, adapter.command, dir, sandboxed ? SESSION_INSIDE : dir, cwd);
 		const argv = o.command ?? client.argv;
@@ -314,6 +321,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 			o.log(`roundtable: could not close session ${session.id}: ${(err as Error).message}`),
 		);
 		rmSync(dir, { recursive: true, force: true });
+		ws?.remove();
 		// A socket of its own folder under the runtime folder (a long project path): that folder too.
 		if (!socket.startsWith(dir + sep)) rmSync(dirname(socket), { recursive: true, force: true });
 	}

@@ -4,9 +4,6 @@
 // copy leaves out (node_modules, a virtualenv) are brought in as a farm of hard links: the tests can
 // import them, and what a test writes or deletes there (a cache, a reinstall) stays in the copy.
 import {
-	chmodSync,
-	constants,
-	copyFileSync,
 	existsSync,
 	linkSync,
 	lstatSync,
@@ -20,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gitApply } from "../patches.ts";
+import { copyTree } from "../repo/copy.ts";
 import { listFiles } from "../repo/files.ts";
 
 /** Ignored folders that hold installed dependencies, looked for next to each package manifest. */
@@ -32,30 +30,6 @@ export interface Workdir {
 	/** The dependency folders brought in (absolute, in the copy): a sandbox binds them read-only. */
 	dependencies: string[];
 	remove(): void;
-}
-
-function copyTree(root: string, dir: string, files: string[]): void {
-	const made = new Set<string>();
-	for (const rel of files) {
-		const from = join(root, rel);
-		const to = join(dir, rel);
-		let stat: ReturnType<typeof lstatSync>;
-		try {
-			stat = lstatSync(from);
-		} catch {
-			continue; // tracked but deleted in the working tree: absent here too
-		}
-		const parent = dirname(to);
-		if (!made.has(parent)) {
-			mkdirSync(parent, { recursive: true });
-			made.add(parent);
-		}
-		if (stat.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
-		else if (stat.isFile()) {
-			copyFileSync(from, to, constants.COPYFILE_FICLONE);
-			chmodSync(to, stat.mode & 0o7777);
-		}
-	}
 }
 
 /** `from`'s directories made anew under `to`, its files hard-linked (no bytes copied), its symlinks copied. */

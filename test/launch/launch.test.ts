@@ -3,7 +3,16 @@
 // session's socket; its exit closes the session; claims follow their resume_policy. Then the session
 // socket itself (framing, the stdio bridge to it, a path too long for a socket) in process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	realpathSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -37,6 +46,7 @@ beforeAll(async () => {
 	const owned = await ownedProject(tempDir("rt-launch-"), {
 		"README.md": "# launched\n",
 		"src/a.ts": "export const a = 1;\n",
+		"private/plans.md": "PRIVATE-PLANS\n",
 	});
 	({ root, url, owner } = owned);
 	const task = {
@@ -155,6 +165,43 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 		).toMatchObject({
 			payload: { reason: "exit 0" },
 		});
+	}, 60_000);
+
+	test("a session bound to a task works in a copy of what the task may read, in a git repository of its own", async () => {
+		const script = [
+			"ls -A",
+			"git log --format=%s",
+			"git status --porcelain",
+			"git cat-file --batch-all-objects --batch-check | wc -l",
+			"git grep -I PRIVATE-PLANS $(git rev-list --all) || echo not-in-history",
+			"echo 'export const a = 2;' > src/a.ts",
+			"git diff --stat",
+		].join("; ");
+		const r = await runCli(
+			launchArgs(root, "implementer-1", ["--task", "T-1", "--adapter", "generic"], ["/bin/sh", "-c", script]),
+		);
+		expect(r.code, r.stderr).toBe(0);
+		expect(r.stdout).toBe(
+			[
+				".git",
+				"README.md",
+				"src",
+				"The project's files this task may read",
+				// a commit, two trees (the top and src/) and two blobs: nothing from elsewhere
+				"5",
+				"not-in-history",
+				" src/a.ts | 2 +-",
+				" 1 file changed, 1 insertion(+), 1 deletion(-)",
+				"",
+			].join("\n"),
+		);
+		// The project is as it was, and the workspace is gone with the session.
+		expect(readFileSync(join(root, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
+		const session = /session (S-\S+) for/.exec(r.stderr)?.[1] as string;
+		const { workspacesRoot } = await import("../../src/workspaces/create.ts");
+		expect(readdirSync(workspacesRoot(), { recursive: true }).some((p) => String(p).includes(session))).toBe(
+			false,
+		);
 	}, 60_000);
 
 	test("find / sees the system, its tools, this program, /workspace, /session and its own $HOME — nothing else", async () => {

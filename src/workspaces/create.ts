@@ -1,0 +1,87 @@
+// A launched agent's workspace: a plain copy of the project's files its task may read (the rule the
+// repository tools apply: readable_paths, never credentials or .roundtable/), kept outside the
+// project tree in a private folder, with a git repository of its own whose one commit is that base,
+// so the agent's own `git status` and `git diff` work. Nothing is shared with the project's .git: no
+// objects to read other files from, no hooks or config to plant. The owner keeps its own copy of the
+// base (base.git, beside the work tree and never shown to the agent), so it never has to trust a
+// .git the agent could have rewritten.
+import { cpSync, mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sha256 } from "../domain/canonical.ts";
+import { readRefusal } from "../domain/read-scope.ts";
+import { copyTree } from "../repo/copy.ts";
+import { listFiles } from "../repo/files.ts";
+import { privateDir } from "../sessions/paths.ts";
+
+export interface Workspace {
+	/** The session's folder: `work` and `base.git`. */
+	dir: string;
+	/** The agent's working tree (its own .git inside). */
+	work: string;
+	/** The owner's private repository holding the base commit. */
+	base: string;
+	/** How many of the project's files the base holds. */
+	files: number;
+	remove(): void;
+}
+
+/** Where workspaces live: per user, 0700, outside any project. */
+export const workspacesRoot = () => join(tmpdir(), `roundtable-workspaces-${process.getuid?.() ?? "user"}`);
+
+/**
+ * git as the owner runs it on a workspace: no system or user config, no hooks, no fsmonitor, a fixed
+ * identity, so nothing of the machine's or the agent's setup runs or changes what is recorded.
+ */
+export function git(args: string[], cwd?: string): string {
+	const r = Bun.spawnSync(
+		["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "commit.gpgSign=false", ...args],
+		{
+			cwd,
+			env: {
+				PATH: process.env.PATH ?? "/usr/bin:/bin",
+				GIT_CONFIG_NOSYSTEM: "1",
+				GIT_CONFIG_GLOBAL: "/dev/null",
+				GIT_AUTHOR_NAME: "roundtable",
+				GIT_AUTHOR_EMAIL: "roundtable@localhost",
+				GIT_COMMITTER_NAME: "roundtable",
+				GIT_COMMITTER_EMAIL: "roundtable@localhost",
+				GIT_TERMINAL_PROMPT: "0",
+			},
+			stdout: "pipe",
+			stderr: "pipe",
+		},
+	);
+	if (r.exitCode !== 0) throw new Error(`git ${args[0]}: ${r.stderr.toString().trim()}`);
+	return r.stdout.toString();
+}
+
+/** Makes the workspace of session `id` with the files `readable` allows (none when it is empty). */
+export async function createWorkspace(root: string, id: string, readable: readonly string[]): Promise<Workspace> {
+	const dir = join(workspacesRoot(), sha256(root).slice(0, 16), id);
+	const remove = () => rmSync(dir, { recursive: true, force: true });
+	privateDir(workspacesRoot());
+	privateDir(dir);
+	const work = join(dir, "work");
+	const base = join(dir, "base.git");
+	try {
+		mkdirSync(work, { mode: 0o700 });
+		const files =
+			readable.length === 0
+				? []
+				: (await listFiles(root)).filter((rel) => readRefusal({ readable }, rel) === undefined);
+		copyTree(root, work, files);
+		git(["init", "-q", "--bare", base]);
+		const inBase = ["--git-dir", base, "--work-tree", work];
+		git([...inBase, "add", "-A"]);
+		git([...inBase, "commit", "-q", "--allow-empty", "-m", "The project's files this task may read"]);
+		// The agent's own repository: the same one commit, objects and all, nothing else.
+		cpSync(base, join(work, ".git"), { recursive: true });
+		git(["config", "core.bare", "false"], work);
+		git(["reset", "-q"], work);
+		return { dir, work, base, files: files.length, remove };
+	} catch (err) {
+		remove();
+		throw err;
+	}
+}

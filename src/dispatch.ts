@@ -31,6 +31,7 @@ import * as table from "./tools/table.ts";
 import * as tasks from "./tools/tasks.ts";
 import * as tests from "./tools/tests.ts";
 import * as turns from "./tools/turns.ts";
+import * as workspaces from "./tools/workspaces.ts";
 import { nowIso } from "./vocabulary/ids.ts";
 
 // Past route(), a handler is called with arguments the registry validated against its own tool's
@@ -160,6 +161,11 @@ function routeOnce(name: ToolName): Handler {
 			return inTx(name, proposals.listVotes);
 		case "decision.record":
 			return inTx(name, proposals.recordDecision);
+		case "workspace.diff":
+			return direct(name, workspaces.diff);
+		case "workspace.propose":
+			return readsRepo(prepared(name, workspaces.preparePropose, workspaces.propose));
+
 		case "patch.validate":
 			return readsRepo(direct(name, proposals.validate));
 		case "patch.reject":
@@ -316,7 +322,10 @@ export async function call(rt: Runtime, name: string, rawArgs: unknown, ctx: Cal
 		}
 		mayCall(tool, ctx);
 		const who = ctx.principal;
-		const validated = validateArgs(tool, who.kind === "agent" ? withActors(tool, rawArgs, who.agent_id) : rawArgs);
+		const validated = validateArgs(
+			tool,
+			who.kind === "agent" ? withActors(tool, rawArgs, who.agent_id) : rawArgs,
+		);
 		for (const field of who.kind === "agent" ? [] : tool.namedByCaller)
 			if (validated[field] === undefined)
 				throw invalidArgument(`missing required argument '${field}': name who acts`, { field });

@@ -63,6 +63,8 @@ export interface Config {
 	};
 	/** What every sandbox shows beyond its allowlist: toolchain folders, read-only. */
 	sandbox: { expose: string[] };
+	/** Paths (globs) in an agent's workspace never proposed, beside the project's ignore files. */
+	workspaces: { exclude: string[] };
 	tests: {
 		allowed_commands: string[];
 		timeout_seconds: number;
@@ -201,6 +203,7 @@ export function defaultConfig(): Config {
 			],
 		},
 		sandbox: { expose: [] },
+		workspaces: { exclude: [] },
 		limits: {
 			max_frame_bytes: 16 * 1024 * 1024,
 			read_deadline_seconds: 30,

@@ -68,6 +68,7 @@ export const configFileSchema = type({
 		"support_paths?": nonBlank.array(),
 	},
 	"sandbox?": { "+": "reject", "expose?": nonBlank.array() },
+	"workspaces?": { "+": "reject", "exclude?": nonBlank.array() },
 	"limits?": {
 		"+": "reject",
 		"max_frame_bytes?": positiveInt,

@@ -103,6 +103,12 @@ sessions:
 sandbox:
   expose: []
 
+# A launched agent bound to a task edits a copy of what the task may read (its workspace);
+# workspace.propose makes what it changed a proposal. These globs are never proposed (scratch
+# files), beside the project's own ignore files.
+workspaces:
+  exclude: []
+
 # test.run runs only commands that begin with one of these argv prefixes (no shell).
 tests:
   allowed_commands:

@@ -134,7 +134,9 @@ export async function affectedResources(
 	const missing = uncovered(scopes, await writeClaimsOf(tx, author, now));
 	if (missing.length > 0) {
 		throw failedPrecondition(
-			`unclaimed affected resource: ${missing[0]} (claim it with resource.claim, write or exclusive)`,
+			missing.length === 1
+				? `unclaimed affected resource: ${missing[0]} (claim it with resource.claim, write or exclusive)`
+				: `unclaimed affected resources: ${missing.join(", ")} (claim each with resource.claim, write or exclusive)`,
 			{
 				resource_id: missing[0],
 				unclaimed: missing,

@@ -25,6 +25,7 @@ import {
 	type ToolSpec,
 	type Visibility,
 } from "./types.ts";
+import { workspaceTools } from "./workspaces.ts";
 
 const SPECS = [
 	...tableTools,
@@ -33,6 +34,7 @@ const SPECS = [
 	...repoTools,
 	...resourceTools,
 	...proposalTools,
+	...workspaceTools,
 	...governanceTools,
 	...testTools,
 	...memoryTools,

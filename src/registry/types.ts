@@ -14,6 +14,7 @@ export const FAMILIES = {
 	sessions: "agents and their sessions",
 	runs: "runs and the Chair's work",
 	config: "configuration",
+	workspaces: "an agent's workspace: what it changed, proposed",
 } as const;
 
 export type Family = keyof typeof FAMILIES;

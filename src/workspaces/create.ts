@@ -33,9 +33,18 @@ export const workspacesRoot = () => join(tmpdir(), `roundtable-workspaces-${proc
  * git as the owner runs it on a workspace: no system or user config, no hooks, no fsmonitor, a fixed
  * identity, so nothing of the machine's or the agent's setup runs or changes what is recorded.
  */
-export function git(args: string[], cwd?: string): string {
+export function git(args: string[], cwd?: string, env: Record<string, string> = {}): string {
 	const r = Bun.spawnSync(
-		["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "commit.gpgSign=false", ...args],
+		[
+			"git",
+			"-c",
+			"core.hooksPath=/dev/null",
+			"-c",
+			"core.fsmonitor=false",
+			"-c",
+			"commit.gpgSign=false",
+			...args,
+		],
 		{
 			cwd,
 			env: {
@@ -47,6 +56,7 @@ export function git(args: string[], cwd?: string): string {
 				GIT_COMMITTER_NAME: "roundtable",
 				GIT_COMMITTER_EMAIL: "roundtable@localhost",
 				GIT_TERMINAL_PROMPT: "0",
+				...env,
 			},
 			stdout: "pipe",
 			stderr: "pipe",
@@ -56,9 +66,17 @@ export function git(args: string[], cwd?: string): string {
 	return r.stdout.toString();
 }
 
+/** The folder of session `id`'s workspace in the project at `root`. */
+export const workspaceDir = (root: string, id: string) =>
+	join(workspacesRoot(), sha256(root).slice(0, 16), id);
+
 /** Makes the workspace of session `id` with the files `readable` allows (none when it is empty). */
-export async function createWorkspace(root: string, id: string, readable: readonly string[]): Promise<Workspace> {
-	const dir = join(workspacesRoot(), sha256(root).slice(0, 16), id);
+export async function createWorkspace(
+	root: string,
+	id: string,
+	readable: readonly string[],
+): Promise<Workspace> {
+	const dir = workspaceDir(root, id);
 	const remove = () => rmSync(dir, { recursive: true, force: true });
 	privateDir(workspacesRoot());
 	privateDir(dir);

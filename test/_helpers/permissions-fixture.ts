@@ -248,6 +248,9 @@ export function argsFor(tool: ToolName, t: Target, me: string, memory: string): 
 		},
 		"proposal.attach_patch": { proposal_id: t.proposal, agent_id: me, patch },
 		"proposal.get": { proposal_id: t.proposal },
+		// No workspace in this fixture (nothing was launched): failed_precondition once allowed.
+		"workspace.diff": {},
+		"workspace.propose": { title: "t", summary_md: "s", risk: "low" },
 		"proposal.list": { limit: 1 },
 		"proposal.request_review": { proposal_id: t.proposal },
 		"proposal.withdraw": { proposal_id: t.spare, agent_id: me },

@@ -204,6 +204,46 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 		);
 	}, 60_000);
 
+	test("it edits with its own tools and proposes what it changed: the proposal is that change, and applies", async () => {
+		const edit = `echo 'export const a = 42;' > src/a.ts && exec ${process.execPath} ${PROBE}`;
+		const calls: [string, object][] = [
+			[
+				"resource.claim",
+				{ resource_type: "file", resource_id: "file:src/a.ts", claim_type: "write", task_id: "T-1" },
+			],
+			[
+				"workspace.propose",
+				{ proposal_id: "P-from-workspace", title: "42", summary_md: "The answer.", risk: "low" },
+			],
+		];
+		const r = await runCli(
+			launchArgs(root, "implementer-1", ["--task", "T-1", "--adapter", "generic"], ["/bin/sh", "-c", edit]),
+			{ env: { ...process.env, ARGS_CALLS: JSON.stringify(calls), PROBE: "{}" } },
+		);
+		const probe = probeOutput<Probe>(r);
+		expect(probe.results[1]).toMatchObject({
+			proposal: { id: "P-from-workspace", agent_id: "implementer-1" },
+		});
+		const { patch } = await operatorCall("proposal.get", { proposal_id: "P-from-workspace" });
+		expect(patch).toContain("-export const a = 1;\n+export const a = 42;");
+		await operatorCall("proposal.request_review", { proposal_id: "P-from-workspace" });
+		for (const agent of ["architect-1", "reviewer-1"])
+			await operatorCall("vote.cast", {
+				proposal_id: "P-from-workspace",
+				agent_id: agent,
+				vote: "approve",
+				reason_md: "ok",
+			});
+		await operatorCall("patch.apply", { proposal_id: "P-from-workspace" });
+		expect(readFileSync(join(root, "src/a.ts"), "utf8")).toBe("export const a = 42;\n");
+		const rollback = (await operatorCall("table.get_state", {})) as { transactions: { id: string }[] };
+		// Leave the project as the other tests expect it.
+		await operatorCall("patch.rollback", {
+			transaction_id: rollback.transactions.at(-1)?.id,
+			reason_md: "test",
+		});
+	}, 60_000);
+
 	test("find / sees the system, its tools, this program, /workspace, /session and its own $HOME — nothing else", async () => {
 		const home = tempDir("rt-agent-home-");
 		const list =

@@ -62,6 +62,8 @@ const SEED_TOOLS = [
 	"memory.mark_stale",
 ];
 const ADDITIONS = ["resource.renew", "patch.rollback", "proposal.withdraw"];
+/** Issue 31: what an agent changed in its workspace, and that change proposed. */
+const WORKSPACE = ["workspace.diff", "workspace.propose"];
 /** SPEC §9: peer questions, messages, channels, promotion and the briefing. */
 const PEERS = [
 	"peer.list",
@@ -118,9 +120,9 @@ const INTERNAL = [
 const names = TOOLS.map((t) => t.name as string);
 const visible = (v: string) => TOOLS.filter((t) => t.visibility === v).map((t) => t.name as string);
 
-test("declares the seed's 40 tools, the 3 additions and the 15 peer tools for agents, each once", () => {
+test("declares the seed's 40 tools, the 3 additions, the 15 peer tools and the 2 workspace tools for agents, each once", () => {
 	expect(SEED_TOOLS.length).toBe(40);
-	expect([...visible("agent")].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS, ...PEERS].sort());
+	expect([...visible("agent")].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS, ...PEERS, ...WORKSPACE].sort());
 	expect(AGENT_TOOLS.map((t) => t.name)).toEqual(visible("agent") as (typeof AGENT_TOOLS)[number]["name"][]);
 	expect(new Set(names).size).toBe(names.length);
 });
@@ -132,6 +134,7 @@ test("what the CLI, the Chair and the owner's upkeep change are operator and int
 		SEED_TOOLS.length +
 			ADDITIONS.length +
 			PEERS.length +
+			WORKSPACE.length +
 			OPERATOR.length +
 			OPERATOR_READS.length +
 			INTERNAL.length,

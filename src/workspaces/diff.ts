@@ -1,0 +1,66 @@
+// What an agent changed in its workspace, as the owner reads it: the work tree against the base
+// commit in the owner's own base.git, through an index of its own, so nothing the agent did to its
+// .git (config, hooks, attributes' drivers, a rewritten history) takes part. Text, binary, modes,
+// deletions and renames, as a git-style patch `git apply` takes.
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { failedPrecondition } from "../errors.ts";
+import { git, workspaceDir } from "./create.ts";
+
+export interface WorkspaceChanges {
+	/** The base commit the patch is against. */
+	base: string;
+	/** A git-style patch (a/ b/ prefixes), empty when nothing changed. */
+	patch: string;
+	files: { path: string; change: "added" | "modified" | "deleted" | "renamed" | "type_changed" }[];
+}
+
+const CHANGE: Record<string, WorkspaceChanges["files"][number]["change"]> = {
+	A: "added",
+	M: "modified",
+	D: "deleted",
+	R: "renamed",
+	T: "type_changed",
+};
+
+/** The changes in session `id`'s workspace; failed_precondition when it has none (or it is gone). */
+export function workspaceChanges(root: string, id: string, exclude: readonly string[]): WorkspaceChanges {
+	const dir = workspaceDir(root, id);
+	const work = join(dir, "work");
+	const base = join(dir, "base.git");
+	if (!existsSync(join(base, "HEAD")) || !existsSync(work))
+		throw failedPrecondition(
+			`session ${id} has no workspace (only a session bound to a task, launched in a sandbox, has one)`,
+			{
+				session_id: id,
+			},
+		);
+	const index = join(dir, `diff-${process.pid}-${crypto.randomUUID()}.index`);
+	const inBase = ["--git-dir", base, "--work-tree", work];
+	try {
+		const env = { GIT_INDEX_FILE: index };
+		const head = git([...inBase, "rev-parse", "HEAD"], undefined, env).trim();
+		git([...inBase, "read-tree", head], undefined, env);
+		// workspaces.exclude, beside the ignore files the workspace holds: scratch files never proposed.
+		const excludes = exclude.map((p) => `:(exclude,glob)${p}`);
+		git([...inBase, "add", "-A", "--", ".", ...excludes], undefined, env);
+		const patch = git(
+			[...inBase, "diff", "--cached", "--binary", "--full-index", "-M", head],
+			undefined,
+			env,
+		);
+		const status = git([...inBase, "diff", "--cached", "--name-status", "-z", "-M", head], undefined, env);
+		const parts = status.split("\0").filter((p) => p !== "");
+		const files: WorkspaceChanges["files"] = [];
+		for (let i = 0; i < parts.length; ) {
+			const code = (parts[i] as string)[0] as string;
+			const renamed = code === "R" || code === "C";
+			const path = parts[renamed ? i + 2 : i + 1] as string;
+			files.push({ path, change: CHANGE[code] ?? "modified" });
+			i += renamed ? 3 : 2;
+		}
+		return { base: head, patch, files };
+	} finally {
+		rmSync(index, { force: true });
+	}
+}

@@ -1,0 +1,93 @@
+// The workspace tools: what a session changed (workspace.diff), and that change made a proposal or
+// its next revision (workspace.propose), computed here on the owner's side from the workspace and
+// recorded by the proposal engine exactly as proposal.create / proposal.attach_patch record theirs.
+import type { Env } from "../engine/env.ts";
+import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { attachPatch, createProposal } from "../proposals/lifecycle.ts";
+import { type PreparedPatch, preparePatch } from "../proposals/patch.ts";
+import type { Args } from "../registry/index.ts";
+import type { Tx } from "../store/index.ts";
+import type { SessionRow } from "../store/sessions.ts";
+import { workspaceChanges } from "./diff.ts";
+
+/** The session a call is about: a capability's own, or the one the operator names. */
+async function sessionOf(env: Env, given: string | undefined): Promise<SessionRow> {
+	const who = env.ctx.principal;
+	if (who.kind === "agent" && given !== undefined && given !== who.session_id)
+		throw new ToolError("permission_denied", "a capability reaches only its own session's workspace", {
+			field: "session_id",
+		});
+	const id = who.kind === "agent" ? who.session_id : given;
+	if (id === undefined)
+		throw invalidArgument("missing required argument 'session_id': name the session whose workspace", {
+			field: "session_id",
+		});
+	const session = await env.rt.store.withTransaction("read", (tx) => tx.sessions.get(id));
+	if (!session) throw notFound(`session ${id} not found`, { session_id: id });
+	return session;
+}
+
+export async function diffWorkspace(a: Args<"workspace.diff">, env: Env) {
+	const session = await sessionOf(env, a.session_id);
+	const changes = workspaceChanges(env.rt.root, session.id, env.rt.config.workspaces.exclude);
+	return { session_id: session.id, ...changes };
+}
+
+export interface PreparedProposal {
+	session: { agent_id: string; task_id: string; run_id: string | null };
+	patch: PreparedPatch;
+	files: string[];
+}
+
+/** The prepare phase of workspace.propose: the changes read and checked as any patch is, then stored. */
+export async function prepareWorkspaceProposal(
+	a: Args<"workspace.propose">,
+	env: Env,
+): Promise<PreparedProposal> {
+	const session = await sessionOf(env, a.session_id);
+	if (session.task_id === null)
+		throw failedPrecondition(`session ${session.id} is bound to no task: nothing to propose for`, {
+			session_id: session.id,
+		});
+	const changes = workspaceChanges(env.rt.root, session.id, env.rt.config.workspaces.exclude);
+	if (changes.patch === "")
+		throw failedPrecondition(`nothing changed in session ${session.id}'s workspace since its base`, {
+			session_id: session.id,
+		});
+	return {
+		session: { agent_id: session.agent_id, task_id: session.task_id, run_id: session.run_id },
+		patch: await preparePatch({ patch: changes.patch }, env),
+		files: changes.files.map((f) => f.path),
+	};
+}
+
+export async function proposeWorkspace(
+	tx: Tx,
+	a: Args<"workspace.propose">,
+	env: Env,
+	ready: PreparedProposal,
+) {
+	const { session, patch, files } = ready;
+	const existing = a.proposal_id === undefined ? undefined : await tx.proposals.get(a.proposal_id);
+	// Every changed file is an affected resource of its own (affected_resources: none named beyond them).
+	const common = { agent_id: session.agent_id, patch: "(the workspace)", affected_resources: [] };
+	const recorded = existing
+		? await attachPatch(tx, { ...common, proposal_id: existing.id }, env, patch)
+		: await createProposal(
+				tx,
+				{
+					...common,
+					task_id: session.task_id,
+					title: a.title,
+					summary_md: a.summary_md,
+					risk: a.risk,
+					...(a.proposal_id !== undefined && { proposal_id: a.proposal_id }),
+					...(a.expected_tests !== undefined && { expected_tests: a.expected_tests }),
+					...(a.rollback_notes !== undefined && { rollback_notes: a.rollback_notes }),
+					...(session.run_id !== null && { run_id: session.run_id }),
+				},
+				env,
+				patch,
+			);
+	return { ...recorded, files };
+}

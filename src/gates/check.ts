@@ -2,6 +2,9 @@
 // coverage, `git apply --check`, and the policy's own gates. patch.validate reports them; patch.apply
 // checks the same ones under the repository lock.
 
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
+import { sha256 } from "../domain/canonical.ts";
 import { isPathType } from "../domain/claims.ts";
 import { covers, uncovered, uncoveredChange } from "../domain/coverage.ts";
 import { type ParsedPatch, PatchError, parsePatch } from "../domain/patch.ts";
@@ -93,6 +96,32 @@ export interface Report {
 	parsed: ParsedPatch | undefined;
 }
 
+/**
+ * The paths a revision touches whose bytes in the project are no longer what its base held: applying
+ * it there would apply bytes nobody reviewed (git apply would merge around the change).
+ */
+function movedSinceBase(root: string, base: Record<string, string>): string[] | undefined {
+	const guard = new RepoGuard(root);
+	const moved = Object.entries(base)
+		.filter(([path, was]) => currentSha256(guard, path) !== was)
+		.map(([path]) => path)
+		.sort();
+	return moved.length > 0 ? moved : undefined;
+}
+
+/** A file's sha256 in the project, '' when there is none (a link: its target's text). */
+function currentSha256(guard: RepoGuard, path: string): string {
+	try {
+		const rel = guard.entry(path, "patch");
+		const full = join(guard.root, rel);
+		const stat = lstatSync(full, { throwIfNoEntry: false });
+		if (!stat) return "";
+		return sha256(stat.isSymbolicLink() ? Buffer.from(readlinkSync(full)) : readFileSync(full));
+	} catch {
+		return "?";
+	}
+}
+
 /** Every gate of a proposal's current revision. Reads files; holds no transaction. */
 export async function checkProposal(
 	root: string,
@@ -109,11 +138,20 @@ export async function checkProposal(
 			ok: problem === undefined,
 			reason: problem ?? "the proposal's resources cover every change",
 		});
-		const failure = await gitApply(root, patchPath(root, e.patch.sha256), parsed.strip, true);
+		const moved = e.patch.base && movedSinceBase(root, e.patch.base);
+		const failure = moved
+			? undefined
+			: await gitApply(root, patchPath(root, e.patch.sha256), parsed.strip, true);
 		structural.push(
-			failure === undefined
-				? { gate: "apply_check", ok: true, reason: "git apply --check succeeds on the working tree" }
-				: { gate: "apply_check", ok: false, reason: `git apply --check fails: ${failure}` },
+			moved
+				? {
+						gate: "apply_check",
+						ok: false,
+						reason: `changed in the project since revision ${e.patch.number}'s base: ${moved.join(", ")} (a revision made from the project's current files is needed; no merged bytes are applied unreviewed)`,
+					}
+				: failure === undefined
+					? { gate: "apply_check", ok: true, reason: "git apply --check succeeds on the working tree" }
+					: { gate: "apply_check", ok: false, reason: `git apply --check fails: ${failure}` },
 		);
 	} else {
 		structural.push({ gate: "coverage", ok: false, reason: "not checked: the patch did not parse" });

@@ -30,7 +30,7 @@ export interface Evidence extends DecisionEvidence {
 	scopes: Scope[];
 	/** The author's live write and exclusive claims. */
 	claims: ClaimRecord[];
-	patch: { sha256: string; strip: number; number: number };
+	patch: { sha256: string; strip: number; number: number; base: Record<string, string> | null };
 }
 
 export async function gatherEvidence(tx: Tx, proposalId: string, now: string): Promise<Evidence> {

@@ -19,6 +19,8 @@ export interface PreparedPatch {
 	size: number;
 	strip: number;
 	files: string[];
+	/** What each touched path held where the patch was made (a workspace's base); none for a hand-written one. */
+	base?: Record<string, string>;
 }
 
 /** The prepare phase of proposal.create and proposal.attach_patch. */

@@ -714,4 +714,16 @@ CREATE INDEX proposals_by_order ON proposals (created_at, id);
 CREATE INDEX turns_by_lease ON turns (lease_expires_at) WHERE status IN ('scheduled', 'started');
 `,
 	},
+	{
+		version: 16,
+		name: "a patch revision's base: what each file it touches held where it was made",
+		sql: `
+-- A revision proposed from an agent's workspace records, for every path it touches, the sha256 of
+-- that path's bytes in the workspace's base ('' where the base had no such file), as JSON. Apply
+-- refuses it once any of those paths changed in the project: what is applied is exactly the bytes
+-- reviewed, never a merge of them with later changes. NULL: a hand-written patch, checked by
+-- git apply alone as before.
+ALTER TABLE patch_revisions ADD COLUMN base TEXT;
+`,
+	},
 ];

@@ -38,6 +38,8 @@ export interface NewRevision {
 	strip: number;
 	files: string[];
 	created_by: string;
+	/** Per touched path, the sha256 of its bytes where the revision was made ('' absent); none for a hand-written patch. */
+	base?: Record<string, string>;
 }
 
 export interface ProposalFilter {
@@ -76,7 +78,7 @@ export const proposalQueries = (c: Conn) => ({
 
 	addRevision(proposalId: string, number: number, r: NewRevision, now: string): void {
 		c.run(
-			"INSERT INTO patch_revisions (proposal_id, number, sha256, size, strip, files, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			"INSERT INTO patch_revisions (proposal_id, number, sha256, size, strip, files, created_by, created_at, base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			proposalId,
 			number,
 			r.sha256,
@@ -85,6 +87,7 @@ export const proposalQueries = (c: Conn) => ({
 			JSON.stringify(r.files),
 			r.created_by,
 			now,
+			r.base === undefined ? null : JSON.stringify(r.base),
 		);
 	},
 
@@ -166,11 +169,18 @@ export const proposalQueries = (c: Conn) => ({
 	},
 
 	/** Where the current patch revision's bytes are and how to strip its paths. */
-	async currentPatch(id: string): Promise<{ sha256: string; strip: number; number: number } | undefined> {
-		return c.get(
-			`SELECT r.sha256, r.strip, r.number FROM proposals p JOIN patch_revisions r
+	async currentPatch(
+		id: string,
+	): Promise<
+		{ sha256: string; strip: number; number: number; base: Record<string, string> | null } | undefined
+	> {
+		const row = c.get<{ sha256: string; strip: number; number: number; base: string | null }>(
+			`SELECT r.sha256, r.strip, r.number, r.base FROM proposals p JOIN patch_revisions r
 			 ON r.proposal_id = p.id AND r.number = p.patch_revision WHERE p.id = ?`,
 			id,
+		);
+		return (
+			row && { ...row, base: row.base === null ? null : (JSON.parse(row.base) as Record<string, string>) }
 		);
 	},
 

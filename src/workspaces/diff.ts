@@ -4,6 +4,7 @@
 // deletions and renames, as a git-style patch `git apply` takes.
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { sha256 } from "../domain/canonical.ts";
 import { failedPrecondition } from "../errors.ts";
 import { git, workspaceDir } from "./create.ts";
 
@@ -63,4 +64,26 @@ export function workspaceChanges(root: string, id: string, exclude: readonly str
 	} finally {
 		rmSync(index, { force: true });
 	}
+}
+
+/**
+ * What each of `paths` held in session `id`'s base, as the sha256 of its bytes ('' where the base has
+ * no such file): recorded with the revision, so apply can refuse it once the project has moved on.
+ */
+export function baseHashes(root: string, id: string, paths: readonly string[]): Record<string, string> {
+	const base = join(workspaceDir(root, id), "base.git");
+	const out: Record<string, string> = {};
+	for (const path of paths) {
+		const r = Bun.spawnSync(["git", "--git-dir", base, "cat-file", "blob", `HEAD:${path}`], {
+			env: {
+				PATH: process.env.PATH ?? "/usr/bin:/bin",
+				GIT_CONFIG_NOSYSTEM: "1",
+				GIT_CONFIG_GLOBAL: "/dev/null",
+			},
+			stdout: "pipe",
+			stderr: "ignore",
+		});
+		out[path] = r.exitCode === 0 ? sha256(r.stdout) : "";
+	}
+	return out;
 }

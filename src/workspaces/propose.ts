@@ -8,7 +8,7 @@ import { type PreparedPatch, preparePatch } from "../proposals/patch.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
-import { workspaceChanges } from "./diff.ts";
+import { baseHashes, workspaceChanges } from "./diff.ts";
 
 /** The session a call is about: a capability's own, or the one the operator names. */
 async function sessionOf(env: Env, given: string | undefined): Promise<SessionRow> {
@@ -54,9 +54,11 @@ export async function prepareWorkspaceProposal(
 		throw failedPrecondition(`nothing changed in session ${session.id}'s workspace since its base`, {
 			session_id: session.id,
 		});
+	const patch = await preparePatch({ patch: changes.patch }, env);
 	return {
 		session: { agent_id: session.agent_id, task_id: session.task_id, run_id: session.run_id },
-		patch: await preparePatch({ patch: changes.patch }, env),
+		// The revision records its base: apply refuses it once a file it touches has moved on.
+		patch: { ...patch, base: baseHashes(env.rt.root, session.id, patch.files) },
 		files: changes.files.map((f) => f.path),
 	};
 }

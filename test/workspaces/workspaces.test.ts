@@ -199,6 +199,41 @@ describe("workspace.diff and workspace.propose", () => {
 		expect(existsSync(marker)).toBe(true);
 	});
 
+	test("what is applied was reviewed: once a file the revision touches moved on in the project, apply_check fails naming it", async () => {
+		const t = await setup(["src"]);
+		await t.claim("src/a.ts");
+		writeFileSync(join(t.ws.work, "src/a.ts"), "export const a = 2;\n");
+		const { proposal } = await t.as<{ proposal: { id: string } }>("workspace.propose", {
+			title: "t",
+			summary_md: "s",
+			risk: "low",
+		});
+		await t.p.call("proposal.request_review", { proposal_id: proposal.id });
+		for (const agent of ["architect-1", "reviewer-1"])
+			await t.p.call("vote.cast", {
+				proposal_id: proposal.id,
+				agent_id: agent,
+				vote: "approve",
+				reason_md: "ok",
+			});
+		// A file it does not touch moving on is fine; the one it touches is not, whatever git apply would say.
+		writeFileSync(join(t.p.root, "src/b.ts"), "export const b = 2;\n");
+		const fine = (await t.p.call("patch.validate", { proposal_id: proposal.id })) as {
+			gates: { gate: string; ok: boolean; reason: string }[];
+		};
+		expect(fine.gates.find((g) => g.gate === "apply_check")?.ok).toBe(true);
+		writeFileSync(join(t.p.root, "src/a.ts"), "export const a = 1; // moved on\n");
+		const stale = (await t.p.call("patch.validate", { proposal_id: proposal.id })) as typeof fine;
+		expect(stale.gates.find((g) => g.gate === "apply_check")).toEqual({
+			gate: "apply_check",
+			ok: false,
+			reason:
+				"changed in the project since revision 1's base: src/a.ts (a revision made from the project's current files is needed; no merged bytes are applied unreviewed)",
+		});
+		expect((await t.p.fail("patch.apply", { proposal_id: proposal.id })).code).toBe("failed_precondition");
+		expect(readFileSync(join(t.p.root, "src/a.ts"), "utf8")).toBe("export const a = 1; // moved on\n");
+	});
+
 	test("a task with no readable_paths gets an empty workspace with its one commit", async () => {
 		const t = await setup([]);
 		const list = Bun.spawnSync(["git", "ls-files"], { cwd: t.ws.work }).stdout.toString();

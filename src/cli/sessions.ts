@@ -10,6 +10,7 @@ import { type Binding, launch as runLaunch } from "../launch/launch.ts";
 import { openRuntime } from "../runtime.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { requireSession } from "../sessions/registration.ts";
+import type { Tx } from "../store/index.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../vocabulary/ids.ts";
 import type { SessionRecord } from "../vocabulary/records.ts";
 import type { SessionStatus } from "../vocabulary/statuses.ts";
@@ -69,14 +70,21 @@ function capabilityText(s: SessionRecord, now: string): string {
 }
 
 export const list = command(async (rt, _ctx, flags) => {
-	const sessions = await rt.store.withTransaction("read", (tx) => tx.sessions.list());
+	const read = (tx: Tx) => Promise.all([tx.sessions.list(), tx.sessions.drafts()]);
+	const [sessions, drafts] = await rt.store.withTransaction("read", read);
 	const now = nowIso();
+	const draftText = (id: string) => {
+		const d = drafts.get(id);
+		return d
+			? ` draft ${d.sha256.slice(0, 12)} (${d.files.length} file${d.files.length === 1 ? "" : "s"})`
+			: "";
+	};
 	return print(
 		flags,
-		{ sessions },
+		{ sessions, drafts: Object.fromEntries(drafts) },
 		sessions.map(
 			(s) =>
-				`${s.id} ${s.agent_id} ${s.status} ${s.adapter} ${s.resume_command ?? "-"}${capabilityText(s, now)}`,
+				`${s.id} ${s.agent_id} ${s.status} ${s.adapter} ${s.resume_command ?? "-"}${capabilityText(s, now)}${draftText(s.id)}`,
 		),
 	);
 });

@@ -63,8 +63,15 @@ export interface Config {
 	};
 	/** What every sandbox shows beyond its allowlist: toolchain folders, read-only. */
 	sandbox: { expose: string[] };
-	/** Paths (globs) in an agent's workspace never proposed, beside the project's ignore files. */
-	workspaces: { exclude: string[] };
+	workspaces: {
+		/** Paths (globs) in an agent's workspace never proposed, beside the project's ignore files. */
+		exclude: string[];
+		/**
+		 * When a session closes: `on_changes` keeps what its workspace held that no proposal carries as
+		 * a draft; `always` keeps the workspace folder too; `never` keeps nothing.
+		 */
+		keep: "never" | "on_changes" | "always";
+	};
 	tests: {
 		allowed_commands: string[];
 		timeout_seconds: number;
@@ -203,7 +210,7 @@ export function defaultConfig(): Config {
 			],
 		},
 		sandbox: { expose: [] },
-		workspaces: { exclude: [] },
+		workspaces: { exclude: [], keep: "on_changes" },
 		limits: {
 			max_frame_bytes: 16 * 1024 * 1024,
 			read_deadline_seconds: 30,

@@ -68,7 +68,11 @@ export const configFileSchema = type({
 		"support_paths?": nonBlank.array(),
 	},
 	"sandbox?": { "+": "reject", "expose?": nonBlank.array() },
-	"workspaces?": { "+": "reject", "exclude?": nonBlank.array() },
+	"workspaces?": {
+		"+": "reject",
+		"exclude?": nonBlank.array(),
+		"keep?": "'never' | 'on_changes' | 'always'",
+	},
 	"limits?": {
 		"+": "reject",
 		"max_frame_bytes?": positiveInt,

@@ -108,6 +108,9 @@ sandbox:
 # files), beside the project's own ignore files.
 workspaces:
   exclude: []
+  # When a session closes, what its workspace held that no proposal carries: kept as a draft
+  # (on_changes), the workspace folder kept too (always), or nothing (never).
+  keep: on_changes
 
 # test.run runs only commands that begin with one of these argv prefixes (no shell).
 tests:

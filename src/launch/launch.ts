@@ -23,6 +23,7 @@ import { type EgressProxy, serveEgressProxy } from "../sandbox/proxy.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { privateDir, sessionDir } from "../sessions/paths.ts";
 import { createWorkspace, type Workspace } from "../workspaces/create.ts";
+import { draftOf } from "../workspaces/propose.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
 
 /** What a launched agent's environment gets of Roundtable: these, and nothing else. */
@@ -317,11 +318,26 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	} finally {
 		proxy?.close();
 		login?.finish();
-		await call(rt, "session.close", { session_id: session.id, reason }, ctx).catch((err) =>
-			o.log(`roundtable: could not close session ${session.id}: ${(err as Error).message}`),
+		// What the workspace holds that no proposal carries is kept with the session, never lost silently.
+		const draft =
+			ws &&
+			(await draftOf({ rt, ctx, now: "" }, session.id).catch((err) => {
+				o.log(
+					`roundtable: could not keep session ${session.id}'s workspace changes: ${(err as Error).message}`,
+				);
+				return undefined;
+			}));
+		if (draft)
+			o.log(
+				`roundtable: session ${session.id} left unproposed changes to ${draft.files.length} file(s), kept as a draft (workspace.diff {"session_id":"${session.id}"})`,
+			);
+		await call(rt, "session.close", { session_id: session.id, reason, ...(draft && { draft }) }, ctx).catch(
+			(err) => o.log(`roundtable: could not close session ${session.id}: ${(err as Error).message}`),
 		);
 		rmSync(dir, { recursive: true, force: true });
-		ws?.remove();
+		if (config.workspaces.keep !== "always") ws?.remove();
+		else if (ws)
+			o.log(`roundtable: session ${session.id}'s workspace is kept at ${ws.work} (workspaces.keep: always)`);
 		// A socket of its own folder under the runtime folder (a long project path): that folder too.
 		if (!socket.startsWith(dir + sep)) rmSync(dirname(socket), { recursive: true, force: true });
 	}

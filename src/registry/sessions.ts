@@ -177,11 +177,20 @@ export const sessionTools = [
 		title: "Close a session",
 		description: "End a minted session: its capability revoked, its claims following their resume_policy.",
 		details:
-			"What happens when a launched agent exits. The session ends and its capability is revoked (the owner closes its socket); each live claim it took follows its `resume_policy`: `hold` keeps it until its lease ends, `release` releases it, `suspend` suspends it. A `session.closed` event, and one per claim released or suspended. Closing one already closed changes nothing.",
-		args: () => type({ session_id: callerId, "reason?": nonBlank }),
+			"What happens when a launched agent exits. The session ends and its capability is revoked (the owner closes its socket); each live claim it took follows its `resume_policy`: `hold` keeps it until its lease ends, `release` releases it, `suspend` suspends it; a `draft` (what its workspace held that no proposal carries, already stored as a patch) is kept with it. A `session.closed` event, and one per claim released or suspended. Closing one already closed changes nothing.",
+		args: () =>
+			type({
+				session_id: callerId,
+				"reason?": nonBlank,
+				"draft?": {
+					sha256: /^[0-9a-f]{64}$/,
+					files: type({ path: "string", change: "string" }).array().atMostLength(100_000),
+				},
+			}),
 		argDocs: {
 			session_id: "The minted session.",
 			reason: "Why (e.g. the agent's exit status).",
+			draft: "Its workspace's unproposed changes: the stored patch and its files.",
 			idempotency_key: "Closes once on retry.",
 		},
 		output: () =>

@@ -139,13 +139,20 @@ export async function closeSession(tx: Tx, env: Env, a: Args<"session.close">) {
 	let session = before.status === "ended" ? before : await tx.sessions.end(before.id, now);
 	if (session.expires_at !== null && session.revoked_at === null)
 		session = await tx.sessions.revoke(session.id, now);
+	if (a.draft) await tx.sessions.keepDraft(session.id, a.draft, now);
 	await tx.events.append(
 		{
 			type: "session.closed",
 			actor_id: actorId(env.ctx),
 			run_id: session.run_id,
 			task_id: session.task_id,
-			payload: { session_id: session.id, agent_id: session.agent_id, reason: a.reason ?? null, ...outcome },
+			payload: {
+				session_id: session.id,
+				agent_id: session.agent_id,
+				reason: a.reason ?? null,
+				...outcome,
+				...(a.draft && { draft: { sha256: a.draft.sha256, files: a.draft.files.map((f) => f.path) } }),
+			},
 		},
 		now,
 	);

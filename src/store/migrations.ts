@@ -726,4 +726,19 @@ CREATE INDEX turns_by_lease ON turns (lease_expires_at) WHERE status IN ('schedu
 ALTER TABLE patch_revisions ADD COLUMN base TEXT;
 `,
 	},
+	{
+		version: 17,
+		name: "a closed session's draft: the changes its workspace held that were never proposed",
+		sql: `
+-- When a launched session closes with changes in its workspace that no proposal carries, they are
+-- kept as a patch (stored by content, like a proposal's) and recorded here: nothing an agent wrote
+-- is lost silently. files: JSON [{path, change}].
+CREATE TABLE session_drafts (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+	sha256 TEXT NOT NULL,
+	files TEXT NOT NULL,
+	created_at TEXT NOT NULL
+);
+`,
+	},
 ];

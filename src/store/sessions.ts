@@ -1,6 +1,12 @@
 import type { SessionStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
+/** A closed session's unproposed changes: a stored patch and the files it changes. */
+export interface SessionDraft {
+	sha256: string;
+	files: { path: string; change: string }[];
+}
+
 export interface SessionRow {
 	id: string;
 	agent_id: string;
@@ -61,6 +67,33 @@ const registered = (s: SessionFields) => REGISTERED.map((k) => s[k]);
 export const sessionQueries = (c: Conn) => ({
 	async get(id: string): Promise<SessionRow | undefined> {
 		return c.get<SessionRow>(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`, id);
+	},
+
+	/** Records what a closing session's workspace held that no proposal carries. */
+	async keepDraft(id: string, draft: SessionDraft, now: string): Promise<void> {
+		c.run(
+			"INSERT OR REPLACE INTO session_drafts (session_id, sha256, files, created_at) VALUES (?, ?, ?, ?)",
+			id,
+			draft.sha256,
+			JSON.stringify(draft.files),
+			now,
+		);
+	},
+
+	async draftOf(id: string): Promise<SessionDraft | undefined> {
+		const row = c.get<{ sha256: string; files: string }>(
+			"SELECT sha256, files FROM session_drafts WHERE session_id = ?",
+			id,
+		);
+		return row && { sha256: row.sha256, files: JSON.parse(row.files) as SessionDraft["files"] };
+	},
+
+	/** Every kept draft, by session. */
+	async drafts(): Promise<Map<string, SessionDraft>> {
+		const rows = c.all<{ session_id: string; sha256: string; files: string }>(
+			"SELECT session_id, sha256, files FROM session_drafts",
+		);
+		return new Map(rows.map((r) => [r.session_id, { sha256: r.sha256, files: JSON.parse(r.files) }]));
 	},
 
 	async list(): Promise<SessionRow[]> {

@@ -5,7 +5,7 @@
 // objects to read other files from, no hooks or config to plant. The owner keeps its own copy of the
 // base (base.git, beside the work tree and never shown to the agent), so it never has to trust a
 // .git the agent could have rewritten.
-import { cpSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
@@ -69,6 +69,10 @@ export function git(args: string[], cwd?: string, env: Record<string, string> = 
 /** The folder of session `id`'s workspace in the project at `root`. */
 export const workspaceDir = (root: string, id: string) =>
 	join(workspacesRoot(), sha256(root).slice(0, 16), id);
+
+/** Whether session `id` has a workspace on this machine now. */
+export const hasWorkspace = (root: string, id: string) =>
+	existsSync(join(workspaceDir(root, id), "base.git", "HEAD"));
 
 /** Makes the workspace of session `id` with the files `readable` allows (none when it is empty). */
 export async function createWorkspace(

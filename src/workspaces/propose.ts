@@ -3,12 +3,14 @@
 // recorded by the proposal engine exactly as proposal.create / proposal.attach_patch record theirs.
 import type { Env } from "../engine/env.ts";
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import { readPatch, storePatch } from "../patches.ts";
 import { attachPatch, createProposal } from "../proposals/lifecycle.ts";
 import { type PreparedPatch, preparePatch } from "../proposals/patch.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
-import type { SessionRow } from "../store/sessions.ts";
-import { baseHashes, workspaceChanges } from "./diff.ts";
+import type { SessionDraft, SessionRow } from "../store/sessions.ts";
+import { hasWorkspace } from "./create.ts";
+import { baseHashes, type WorkspaceChanges, workspaceChanges } from "./diff.ts";
 
 /** The session a call is about: a capability's own, or the one the operator names. */
 async function sessionOf(env: Env, given: string | undefined): Promise<SessionRow> {
@@ -29,8 +31,39 @@ async function sessionOf(env: Env, given: string | undefined): Promise<SessionRo
 
 export async function diffWorkspace(a: Args<"workspace.diff">, env: Env) {
 	const session = await sessionOf(env, a.session_id);
+	// A closed session's workspace is gone; what it held that no proposal carries is its draft.
+	if (!hasWorkspace(env.rt.root, session.id)) {
+		const draft = await env.rt.store.withTransaction("read", (tx) => tx.sessions.draftOf(session.id));
+		const patch = draft && readPatch(env.rt.root, draft.sha256);
+		if (draft && patch !== undefined)
+			return { session_id: session.id, base: "", patch, files: draft.files as WorkspaceChanges["files"] };
+	}
 	const changes = workspaceChanges(env.rt.root, session.id, env.rt.config.workspaces.exclude);
 	return { session_id: session.id, ...changes };
+}
+
+/**
+ * What a closing session leaves: its workspace's changes that no proposal of its agent on its task
+ * carries (as they are now), stored as a patch; undefined when there are none to keep.
+ */
+export async function draftOf(env: Env, sessionId: string): Promise<SessionDraft | undefined> {
+	if (env.rt.config.workspaces.keep === "never" || !hasWorkspace(env.rt.root, sessionId)) return undefined;
+	const changes = workspaceChanges(env.rt.root, sessionId, env.rt.config.workspaces.exclude);
+	if (changes.patch === "") return undefined;
+	const { sha256 } = storePatch(env.rt.root, changes.patch);
+	const proposed = await env.rt.store.withTransaction("read", async (tx) => {
+		const session = await tx.sessions.get(sessionId);
+		if (!session?.task_id) return false;
+		const mine = await tx.proposals.list(
+			{ task_id: session.task_id, agent_id: session.agent_id },
+			undefined,
+			1000,
+		);
+		for (const p of mine)
+			if ((await tx.proposals.revisions(p.id)).some((r) => r.sha256 === sha256)) return true;
+		return false;
+	});
+	return proposed ? undefined : { sha256, files: changes.files };
 }
 
 export interface PreparedProposal {

@@ -75,7 +75,7 @@ async function claimFile(agent: string, taskId: string, path: string, text: stri
 describe("roundtable sessions", () => {
 	test("with no sessions, lists nothing", async () => {
 		expect(await ok("sessions")).toBe("");
-		expect(JSON.parse(await ok("sessions", "list", "--json"))).toEqual({ sessions: [] });
+		expect(JSON.parse(await ok("sessions", "list", "--json"))).toEqual({ sessions: [], drafts: {} });
 	});
 
 	test("register fills the resume command from the adapter's resume_pattern and records an event", async () => {

@@ -234,6 +234,10 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 				vote: "approve",
 				reason_md: "ok",
 			});
+		// Everything it changed was proposed: nothing is kept as a draft.
+		expect((await runCli(["sessions", "list", "--root", root])).stdout).toMatch(
+			new RegExp(`^${probe.session} implementer-1 ended .*capability revoked \\S+$`, "m"),
+		);
 		await operatorCall("patch.apply", { proposal_id: "P-from-workspace" });
 		expect(readFileSync(join(root, "src/a.ts"), "utf8")).toBe("export const a = 42;\n");
 		const rollback = (await operatorCall("table.get_state", {})) as { transactions: { id: string }[] };
@@ -242,6 +246,27 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 			transaction_id: rollback.transactions.at(-1)?.id,
 			reason_md: "test",
 		});
+	}, 60_000);
+
+	test("changes it never proposed are kept as a draft when the session closes, for the operator to read", async () => {
+		const edit = "echo 'export const a = 7;' > src/a.ts && echo '# kept' >> README.md";
+		const r = await runCli(
+			launchArgs(root, "implementer-1", ["--task", "T-1", "--adapter", "generic"], ["/bin/sh", "-c", edit]),
+		);
+		expect(r.code, r.stderr).toBe(0);
+		const session = /session (S-\S+) for/.exec(r.stderr)?.[1] as string;
+		expect(r.stderr).toContain(`session ${session} left unproposed changes to 2 file(s), kept as a draft`);
+		expect((await runCli(["sessions", "list", "--root", root])).stdout).toMatch(
+			new RegExp(`^${session} implementer-1 ended .* draft [0-9a-f]{12} \\(2 files\\)$`, "m"),
+		);
+		const draft = await operatorCall("workspace.diff", { session_id: session });
+		expect(draft.files).toEqual([
+			{ path: "README.md", change: "modified" },
+			{ path: "src/a.ts", change: "modified" },
+		]);
+		expect(draft.patch).toContain("+export const a = 7;");
+		// The project itself never changed.
+		expect(readFileSync(join(root, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
 	}, 60_000);
 
 	test("find / sees the system, its tools, this program, /workspace, /session and its own $HOME — nothing else", async () => {

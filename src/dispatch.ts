@@ -165,6 +165,8 @@ function routeOnce(name: ToolName): Handler {
 			return direct(name, workspaces.diff);
 		case "workspace.propose":
 			return readsRepo(prepared(name, workspaces.preparePropose, workspaces.propose));
+		case "workspace.sync":
+			return readsRepo(prepared(name, workspaces.prepareSync, workspaces.sync));
 
 		case "patch.validate":
 			return readsRepo(direct(name, proposals.validate));

@@ -147,7 +147,7 @@ export async function checkProposal(
 				? {
 						gate: "apply_check",
 						ok: false,
-						reason: `changed in the project since revision ${e.patch.number}'s base: ${moved.join(", ")} (a revision made from the project's current files is needed; no merged bytes are applied unreviewed)`,
+						reason: `changed in the project since revision ${e.patch.number}'s base: ${moved.join(", ")} (its author runs workspace.sync and proposes again: no merged bytes are applied unreviewed)`,
 					}
 				: failure === undefined
 					? { gate: "apply_check", ok: true, reason: "git apply --check succeeds on the working tree" }

@@ -63,4 +63,30 @@ export const workspaceTools = [
 		output: () => type({ proposal: proposalRecord(), proposal_resources: "string[]", files: "string[]" }),
 		mutates: true,
 	}),
+	tool({
+		name: "workspace.sync",
+		family: "workspaces",
+		access: { Implementer: { bound: "task" } },
+		title: "Catch up with the project",
+		description:
+			"Bring your workspace to the project's current files, merging your changes in; conflicts keep markers. Next: resolve them, then workspace.propose.",
+		details:
+			"The workspace's base becomes the project's current applied files in your task's scope. A file only the project changed is taken, one only you changed is kept, one both changed is merged three-way over the base (`git merge-file`); a conflict keeps standard markers and is listed (a file deleted on one side and changed on the other keeps your side and is listed too). The state before is kept: `undo: true` restores it and the base it stood on. Your workspace's .git is made anew on the new base. A `workspace.synced` event. A proposal made after a sync is a new revision against the new base, needing fresh votes and tests as any revision does.",
+		args: () => type({ "session_id?": callerId, "undo?": "boolean" }),
+		argDocs: {
+			session_id: "Whose workspace (the operator's choice).",
+			undo: "Put back the state before the last sync.",
+			idempotency_key: "Syncs once on retry.",
+		},
+		output: () =>
+			type({
+				session_id: "string",
+				base: "string",
+				taken: "string[]",
+				merged: "string[]",
+				conflicts: "string[]",
+				undone: "boolean",
+			}),
+		mutates: true,
+	}),
 ] as const;

@@ -70,6 +70,12 @@ export function git(args: string[], cwd?: string, env: Record<string, string> = 
 export const workspaceDir = (root: string, id: string) =>
 	join(workspacesRoot(), sha256(root).slice(0, 16), id);
 
+/** The project's files a task's scope holds, now: what its workspace starts from. */
+export async function scopedFiles(root: string, readable: readonly string[]): Promise<string[]> {
+	if (readable.length === 0) return [];
+	return (await listFiles(root)).filter((rel) => readRefusal({ readable }, rel) === undefined);
+}
+
 /** Whether session `id` has a workspace on this machine now. */
 export const hasWorkspace = (root: string, id: string) =>
 	existsSync(join(workspaceDir(root, id), "base.git", "HEAD"));
@@ -88,10 +94,7 @@ export async function createWorkspace(
 	const base = join(dir, "base.git");
 	try {
 		mkdirSync(work, { mode: 0o700 });
-		const files =
-			readable.length === 0
-				? []
-				: (await listFiles(root)).filter((rel) => readRefusal({ readable }, rel) === undefined);
+		const files = await scopedFiles(root, readable);
 		copyTree(root, work, files);
 		git(["init", "-q", "--bare", base]);
 		const inBase = ["--git-dir", base, "--work-tree", work];

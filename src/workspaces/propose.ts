@@ -9,8 +9,9 @@ import { type PreparedPatch, preparePatch } from "../proposals/patch.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { SessionDraft, SessionRow } from "../store/sessions.ts";
-import { hasWorkspace } from "./create.ts";
+import { hasWorkspace, scopedFiles } from "./create.ts";
 import { baseHashes, type WorkspaceChanges, workspaceChanges } from "./diff.ts";
+import { type SyncOutcome, syncWorkspace, undoSync } from "./sync.ts";
 
 /** The session a call is about: a capability's own, or the one the operator names. */
 async function sessionOf(env: Env, given: string | undefined): Promise<SessionRow> {
@@ -125,4 +126,40 @@ export async function proposeWorkspace(
 				patch,
 			);
 	return { ...recorded, files };
+}
+
+export interface PreparedSync {
+	session: SessionRow;
+	outcome: SyncOutcome & { undone: boolean };
+}
+
+/** workspace.sync's file work, outside any transaction: the merge (or its undo) done. */
+export async function prepareSync(a: Args<"workspace.sync">, env: Env): Promise<PreparedSync> {
+	const session = await sessionOf(env, a.session_id);
+	if (session.task_id === null || !hasWorkspace(env.rt.root, session.id))
+		throw failedPrecondition(`session ${session.id} has no workspace to sync`, { session_id: session.id });
+	if (a.undo) {
+		const { base } = undoSync(env.rt.root, session.id);
+		return { session, outcome: { base, taken: [], merged: [], conflicts: [], undone: true } };
+	}
+	const task = await env.rt.store.withTransaction("read", (tx) => tx.tasks.get(session.task_id as string));
+	const readable = task?.readable_paths ?? [];
+	const files = await scopedFiles(env.rt.root, readable);
+	return { session, outcome: { ...syncWorkspace(env.rt.root, session.id, readable, files), undone: false } };
+}
+
+/** The sync recorded: a workspace.synced event. */
+export async function recordSync(tx: Tx, _a: Args<"workspace.sync">, env: Env, ready: PreparedSync) {
+	const { session, outcome } = ready;
+	await tx.events.append(
+		{
+			type: "workspace.synced",
+			actor_id: session.agent_id,
+			run_id: session.run_id,
+			task_id: session.task_id,
+			payload: { session_id: session.id, ...outcome },
+		},
+		env.now,
+	);
+	return { session_id: session.id, ...outcome };
 }

@@ -251,6 +251,7 @@ export function argsFor(tool: ToolName, t: Target, me: string, memory: string): 
 		// No workspace in this fixture (nothing was launched): failed_precondition once allowed.
 		"workspace.diff": {},
 		"workspace.propose": { title: "t", summary_md: "s", risk: "low" },
+		"workspace.sync": {},
 		"proposal.list": { limit: 1 },
 		"proposal.request_review": { proposal_id: t.proposal },
 		"proposal.withdraw": { proposal_id: t.spare, agent_id: me },

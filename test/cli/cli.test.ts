@@ -197,13 +197,13 @@ describe("mcp inspect", () => {
 		const plain = await runCli(["mcp", "inspect"]);
 		expect(plain.code).toBe(0);
 		const names = plain.stdout.trim().split("\n");
-		expect(names.length).toBe(60);
+		expect(names.length).toBe(61);
 		// Sorted, as seed 000 says; the registry order is not.
 		expect(names).toEqual([...names].sort());
 		expect(names.slice(0, 3)).toEqual(["agent.brief", "agent.turn_complete", "agent.turn_request"]);
 		const json = await runCli(["mcp", "inspect", "--json"]);
 		const list = JSON.parse(json.stdout) as { name: string; mutates: boolean }[];
-		expect(list.length).toBe(60);
+		expect(list.length).toBe(61);
 		expect(list.find((t) => t.name === "task.create")).toEqual({ name: "task.create", mutates: true });
 		expect(list.find((t) => t.name === "test.suggest")).toEqual({ name: "test.suggest", mutates: false });
 	});
@@ -214,7 +214,7 @@ describe("mcp inspect", () => {
 		const r = await runCli(["mcp", "inspect", "--write", "--root", root]);
 		expect(r.code).toBe(0);
 		expect(r.stdout).toContain("wrote .roundtable/mcp/tools.schema.json");
-		expect(JSON.parse(await Bun.file(target).text()).tools.length).toBe(60);
+		expect(JSON.parse(await Bun.file(target).text()).tools.length).toBe(61);
 	});
 });
 

@@ -467,9 +467,9 @@ describe("generated files", () => {
 		const { tools } = JSON.parse(read(root, ".roundtable/mcp/tools.schema.json")) as {
 			tools: { name: string; description: string; input_schema: Record<string, unknown> }[];
 		};
-		expect(tools.length).toBe(60);
+		expect(tools.length).toBe(61);
 		expect(tools.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
-		expect(new Set(tools.map((t) => t.name)).size).toBe(60);
+		expect(new Set(tools.map((t) => t.name)).size).toBe(61);
 		for (const t of tools) {
 			expect(typeof t.description).toBe("string");
 			expect(t.description.trim().length).toBeGreaterThan(0);

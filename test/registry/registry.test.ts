@@ -62,8 +62,8 @@ const SEED_TOOLS = [
 	"memory.mark_stale",
 ];
 const ADDITIONS = ["resource.renew", "patch.rollback", "proposal.withdraw"];
-/** Issue 31: what an agent changed in its workspace, and that change proposed. */
-const WORKSPACE = ["workspace.diff", "workspace.propose"];
+/** Issue 31: what an agent changed in its workspace, that change proposed, and catching up. */
+const WORKSPACE = ["workspace.diff", "workspace.propose", "workspace.sync"];
 /** SPEC §9: peer questions, messages, channels, promotion and the briefing. */
 const PEERS = [
 	"peer.list",
@@ -120,7 +120,7 @@ const INTERNAL = [
 const names = TOOLS.map((t) => t.name as string);
 const visible = (v: string) => TOOLS.filter((t) => t.visibility === v).map((t) => t.name as string);
 
-test("declares the seed's 40 tools, the 3 additions, the 15 peer tools and the 2 workspace tools for agents, each once", () => {
+test("declares the seed's 40 tools, the 3 additions, the 15 peer tools and the 3 workspace tools for agents, each once", () => {
 	expect(SEED_TOOLS.length).toBe(40);
 	expect([...visible("agent")].sort()).toEqual([...SEED_TOOLS, ...ADDITIONS, ...PEERS, ...WORKSPACE].sort());
 	expect(AGENT_TOOLS.map((t) => t.name)).toEqual(visible("agent") as (typeof AGENT_TOOLS)[number]["name"][]);

@@ -341,12 +341,12 @@ describe("tools/list", () => {
 		return tools;
 	}
 
-	test("lists all 60 tools, fully described, in registry order, the same every time", async () => {
+	test("lists all 61 tools, fully described, in registry order, the same every time", async () => {
 		const { url } = await serve();
 		const a = await rawSession(url);
 		const b = await rawSession(url);
 		const first = await listAll(a);
-		expect(first.length).toBe(60);
+		expect(first.length).toBe(61);
 		expect(first.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
 		expect(await listAll(a)).toEqual(first);
 		expect(await listAll(b)).toEqual(first);
@@ -682,7 +682,7 @@ describe("security", () => {
 		const bearer = { authorization: `Bearer ${token}` };
 		const client = await connect(url, { Authorization: `Bearer ${token}` });
 		const listed = await client.listTools();
-		expect(listed.tools.length).toBe(60);
+		expect(listed.tools.length).toBe(61);
 		const health = await fetch(new URL("/healthz", url), { headers: bearer });
 		expect(health.status).toBe(200);
 		expect(await health.json()).toEqual({ status: "healthy-idle" });

@@ -18,7 +18,7 @@ import { MAIN, REPO, tempDir, until } from "../_helpers/helpers.ts";
 const CONFIG = ".roundtable/config.yaml";
 const OWNER_FILE = ".roundtable/owner.json";
 const OWNER_LOG = ".roundtable/logs/owner.log";
-const TOOL_COUNT = 60;
+const TOOL_COUNT = 61;
 const SOURCE = [process.execPath, MAIN];
 
 type Id = string | number | null;

@@ -228,10 +228,62 @@ describe("workspace.diff and workspace.propose", () => {
 			gate: "apply_check",
 			ok: false,
 			reason:
-				"changed in the project since revision 1's base: src/a.ts (a revision made from the project's current files is needed; no merged bytes are applied unreviewed)",
+				"changed in the project since revision 1's base: src/a.ts (its author runs workspace.sync and proposes again: no merged bytes are applied unreviewed)",
 		});
 		expect((await t.p.fail("patch.apply", { proposal_id: proposal.id })).code).toBe("failed_precondition");
 		expect(readFileSync(join(t.p.root, "src/a.ts"), "utf8")).toBe("export const a = 1; // moved on\n");
+	});
+
+	test("sync: the project's changes taken, both sides merged three-way, a conflict marked and listed; undo puts it all back", async () => {
+		const t = await setup(["src"]);
+		const lines = (n: number, change?: [number, string]) =>
+			`${Array.from({ length: n }, (_, i) => (change && change[0] === i ? change[1] : `line ${i}`)).join("\n")}\n`;
+		// A longer file, so both sides can change it apart.
+		writeFileSync(join(t.p.root, "src/long.ts"), lines(10));
+		const w = (p: string) => join(t.ws.work, p);
+		writeFileSync(w("src/a.ts"), "export const a = 2; // mine\n"); // the agent's; the project's too: conflict
+		writeFileSync(join(t.p.root, "src/a.ts"), "export const a = 3; // theirs\n");
+		writeFileSync(join(t.p.root, "src/b.ts"), "export const b = 2;\n"); // only the project's
+		writeFileSync(w("src/gone.ts"), "export const gone = 2;\n"); // only the agent's
+		const synced = await t.as<{ taken: string[]; merged: string[]; conflicts: string[]; undone: boolean }>(
+			"workspace.sync",
+			{},
+		);
+		expect(synced).toMatchObject({
+			taken: ["src/b.ts", "src/long.ts"],
+			merged: [],
+			conflicts: ["src/a.ts"],
+			undone: false,
+		});
+		expect(readFileSync(w("src/b.ts"), "utf8")).toBe("export const b = 2;\n");
+		expect(readFileSync(w("src/gone.ts"), "utf8")).toBe("export const gone = 2;\n");
+		expect(readFileSync(w("src/a.ts"), "utf8")).toBe(
+			"<<<<<<< workspace\nexport const a = 2; // mine\n=======\nexport const a = 3; // theirs\n>>>>>>> project\n",
+		);
+		// Against the new base, the diff is the agent's own work only; its git agrees.
+		const d = await t.as<Diff>("workspace.diff", {});
+		expect(d.files.map((f) => f.path)).toEqual(["src/a.ts", "src/gone.ts"]);
+		const own = Bun.spawnSync(["git", "status", "--porcelain"], { cwd: t.ws.work }).stdout.toString();
+		expect(own).toBe(" M src/a.ts\n M src/gone.ts\n");
+		// Both sides changing one file apart merge cleanly.
+		writeFileSync(w("src/long.ts"), lines(10, [1, "agent's line"]));
+		writeFileSync(join(t.p.root, "src/long.ts"), lines(10, [8, "project's line"]));
+		const again = await t.as<{ merged: string[] }>("workspace.sync", {});
+		expect(again.merged).toEqual(["src/long.ts"]);
+		expect(readFileSync(w("src/long.ts"), "utf8")).toBe(
+			lines(10, [1, "agent's line"]).replace("line 8", "project's line"),
+		);
+		// Undo: the work tree and the base as they were before that sync.
+		const undone = await t.as<{ undone: boolean }>("workspace.sync", { undo: true });
+		expect(undone.undone).toBe(true);
+		expect(readFileSync(w("src/long.ts"), "utf8")).toBe(lines(10, [1, "agent's line"]));
+		expect((await t.as<Diff>("workspace.diff", {})).files.map((f) => f.path)).toEqual([
+			"src/a.ts",
+			"src/gone.ts",
+			"src/long.ts",
+		]);
+		expect((await t.fails("workspace.sync", { undo: true })).message).toContain("no sync to undo");
+		expect((await allEvents(t.p)).filter((e) => e.type === "workspace.synced")).toHaveLength(3);
 	});
 
 	test("a task with no readable_paths gets an empty workspace with its one commit", async () => {

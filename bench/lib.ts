@@ -1,5 +1,5 @@
 // Small helpers for benchmarks: a fresh project and timing.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { operatorContext } from "../src/context.ts";
@@ -165,4 +165,20 @@ export function pin(pid: number, cpu: number): () => void {
 	return () => {
 		all(mask);
 	};
+}
+
+/** A git repository of 20,000 small TypeScript files (200 folders of 100) under a new temp folder. */
+export function bigRepository(prefix: string): string {
+	const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+	for (let d = 0; d < 200; d++) {
+		mkdirSync(join(root, `src/p${d}`), { recursive: true });
+		for (let f = 0; f < 100; f++)
+			writeFileSync(join(root, `src/p${d}/f${f}.ts`), `export const x = ${f};\n`.repeat(40));
+	}
+	const git = (...args: string[]) =>
+		Bun.spawnSync(["git", "-c", "user.email=b@b", "-c", "user.name=b", ...args], { cwd: root });
+	git("init", "-q");
+	git("add", ".");
+	git("commit", "-qm", "x");
+	return root;
 }

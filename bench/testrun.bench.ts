@@ -12,7 +12,7 @@ import { homeInside, probeSandbox, sandboxArgv, toolFolders } from "../src/sandb
 import { suggestTests } from "../src/test-runs/discover.ts";
 import { scratchCopy } from "../src/test-runs/workdir.ts";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { fmt, median, readLine } from "./lib.ts";
+import { bigRepository, fmt, median, readLine } from "./lib.ts";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const RUNS = 20;
@@ -112,17 +112,9 @@ export async function run(): Promise<void> {
 
 /** What a proposal's test run pays before its command starts: the scratch copy of a 20,000-file repository. */
 async function workdirBench(): Promise<void> {
-	const root = realpathSync(mkdtempSync(join(tmpdir(), "rt-bench-workdir-")));
-	for (let d = 0; d < 200; d++) {
-		mkdirSync(join(root, `src/p${d}`), { recursive: true });
-		for (let f = 0; f < 100; f++)
-			writeFileSync(join(root, `src/p${d}/f${f}.ts`), `export const x = ${f};\n`.repeat(40));
-	}
+	const root = bigRepository("rt-bench-workdir-");
 	const git = (...args: string[]) =>
 		Bun.spawnSync(["git", "-c", "user.email=b@b", "-c", "user.name=b", ...args], { cwd: root });
-	git("init", "-q");
-	git("add", ".");
-	git("commit", "-qm", "x");
 	writeFileSync(join(root, "src/p1/f1.ts"), "changed\n");
 	const patch = join(root, "..", `${root.split("/").pop()}.patch`);
 	writeFileSync(patch, git("diff").stdout);

@@ -2,11 +2,11 @@
 // what the task may read and its private git repository (createWorkspace, the part the launch
 // adds), and `sessions launch` from running the command to the agent's first tools/list, with a
 // scope of 200 files and of all 20,000, beside a launch bound to no task (an empty workspace).
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWorkspace } from "../src/workspaces/create.ts";
-import { fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
+import { bigRepository, fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -21,23 +21,8 @@ s.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) 
 s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\\n");
 `;
 
-function bigRepository(): string {
-	const root = realpathSync(mkdtempSync(join(tmpdir(), "rt-bench-ws-")));
-	for (let d = 0; d < 200; d++) {
-		mkdirSync(join(root, `src/p${d}`), { recursive: true });
-		for (let f = 0; f < 100; f++)
-			writeFileSync(join(root, `src/p${d}/f${f}.ts`), `export const x = ${f};\n`.repeat(40));
-	}
-	const git = (...args: string[]) =>
-		Bun.spawnSync(["git", "-c", "user.email=b@b", "-c", "user.name=b", ...args], { cwd: root });
-	git("init", "-q");
-	git("add", ".");
-	git("commit", "-qm", "x");
-	return root;
-}
-
 export async function run(): Promise<void> {
-	const root = bigRepository();
+	const root = bigRepository("rt-bench-ws-");
 	const scripts = mkdtempSync(join(tmpdir(), "rt-bench-ws-agent-"));
 	const child = join(scripts, "child.ts");
 	writeFileSync(child, CHILD);

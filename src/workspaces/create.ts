@@ -80,6 +80,20 @@ export async function scopedFiles(root: string, readable: readonly string[]): Pr
 export const hasWorkspace = (root: string, id: string) =>
 	existsSync(join(workspaceDir(root, id), "base.git", "HEAD"));
 
+/** The bytes of `path` at `commit` in `gitDir` (a blob, or a link's target), or undefined where there is none. */
+export function blob(gitDir: string, commit: string, path: string): Buffer | undefined {
+	const r = Bun.spawnSync(["git", "--git-dir", gitDir, "cat-file", "blob", `${commit}:${path}`], {
+		env: {
+			PATH: process.env.PATH ?? "/usr/bin:/bin",
+			GIT_CONFIG_NOSYSTEM: "1",
+			GIT_CONFIG_GLOBAL: "/dev/null",
+		},
+		stdout: "pipe",
+		stderr: "ignore",
+	});
+	return r.exitCode === 0 ? Buffer.from(r.stdout) : undefined;
+}
+
 /** Makes the workspace of session `id` with the files `readable` allows (none when it is empty). */
 export async function createWorkspace(
 	root: string,

@@ -6,7 +6,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
 import { failedPrecondition } from "../errors.ts";
-import { git, workspaceDir } from "./create.ts";
+import { blob, git, workspaceDir } from "./create.ts";
 
 export interface WorkspaceChanges {
 	/** The base commit the patch is against. */
@@ -74,16 +74,8 @@ export function baseHashes(root: string, id: string, paths: readonly string[]): 
 	const base = join(workspaceDir(root, id), "base.git");
 	const out: Record<string, string> = {};
 	for (const path of paths) {
-		const r = Bun.spawnSync(["git", "--git-dir", base, "cat-file", "blob", `HEAD:${path}`], {
-			env: {
-				PATH: process.env.PATH ?? "/usr/bin:/bin",
-				GIT_CONFIG_NOSYSTEM: "1",
-				GIT_CONFIG_GLOBAL: "/dev/null",
-			},
-			stdout: "pipe",
-			stderr: "ignore",
-		});
-		out[path] = r.exitCode === 0 ? sha256(r.stdout) : "";
+		const bytes = blob(base, "HEAD", path);
+		out[path] = bytes === undefined ? "" : sha256(bytes);
 	}
 	return out;
 }

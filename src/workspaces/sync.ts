@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { readRefusal } from "../domain/read-scope.ts";
 import { failedPrecondition } from "../errors.ts";
 import { copyTree } from "../repo/copy.ts";
-import { git, workspaceDir } from "./create.ts";
+import { blob, git, workspaceDir } from "./create.ts";
 
 const PRE_SYNC = "refs/roundtable/pre-sync";
 const PRE_SYNC_BASE = "refs/roundtable/pre-sync-base";
@@ -31,20 +31,6 @@ export interface SyncOutcome {
 	merged: string[];
 	/** Files both changed that conflict: markers left in them (or, for a deletion, the agent's side kept). */
 	conflicts: string[];
-}
-
-/** The blob of `path` at `commit` in `gitDir`, or undefined. */
-function blob(gitDir: string, commit: string, path: string): Buffer | undefined {
-	const r = Bun.spawnSync(["git", "--git-dir", gitDir, "cat-file", "blob", `${commit}:${path}`], {
-		env: {
-			PATH: process.env.PATH ?? "/usr/bin:/bin",
-			GIT_CONFIG_NOSYSTEM: "1",
-			GIT_CONFIG_GLOBAL: "/dev/null",
-		},
-		stdout: "pipe",
-		stderr: "ignore",
-	});
-	return r.exitCode === 0 ? Buffer.from(r.stdout) : undefined;
 }
 
 /** The files a tree at `commit` holds. */

@@ -76,6 +76,13 @@ async function setup(readable: string[]) {
 	return { p, ws, session: session.id, as, fails, claim };
 }
 
+/** Review asked, and the two votes the default policy wants. */
+async function approve(p: Project, proposal: string) {
+	await p.call("proposal.request_review", { proposal_id: proposal });
+	for (const agent of ["architect-1", "reviewer-1"])
+		await p.call("vote.cast", { proposal_id: proposal, agent_id: agent, vote: "approve", reason_md: "ok" });
+}
+
 type Diff = { session_id: string; base: string; patch: string; files: { path: string; change: string }[] };
 
 describe("workspace.diff and workspace.propose", () => {
@@ -120,14 +127,7 @@ describe("workspace.diff and workspace.propose", () => {
 		expect(files).toEqual(["src/a.ts", "src/new.ts"]);
 		const got = (await t.p.call("proposal.get", { proposal_id: proposal.id })) as { patch: string };
 		expect(got.patch).toBe((await t.as<Diff>("workspace.diff", {})).patch);
-		await t.p.call("proposal.request_review", { proposal_id: proposal.id });
-		for (const agent of ["architect-1", "reviewer-1"])
-			await t.p.call("vote.cast", {
-				proposal_id: proposal.id,
-				agent_id: agent,
-				vote: "approve",
-				reason_md: "ok",
-			});
+		await approve(t.p, proposal.id);
 		await t.p.call("patch.apply", { proposal_id: proposal.id });
 		expect(readFileSync(join(t.p.root, "src/a.ts"), "utf8")).toBe("export const a = 2;\n");
 		expect(readFileSync(join(t.p.root, "src/new.ts"), "utf8")).toBe("export const fresh = true;\n");
@@ -208,14 +208,7 @@ describe("workspace.diff and workspace.propose", () => {
 			summary_md: "s",
 			risk: "low",
 		});
-		await t.p.call("proposal.request_review", { proposal_id: proposal.id });
-		for (const agent of ["architect-1", "reviewer-1"])
-			await t.p.call("vote.cast", {
-				proposal_id: proposal.id,
-				agent_id: agent,
-				vote: "approve",
-				reason_md: "ok",
-			});
+		await approve(t.p, proposal.id);
 		// A file it does not touch moving on is fine; the one it touches is not, whatever git apply would say.
 		writeFileSync(join(t.p.root, "src/b.ts"), "export const b = 2;\n");
 		const fine = (await t.p.call("patch.validate", { proposal_id: proposal.id })) as {

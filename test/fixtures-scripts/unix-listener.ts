@@ -1,5 +1,6 @@
 // Child process for socket tests: listens on the Unix socket at argv[2], answers every connection
-// with "other-listener\n" and closes it, and prints "listening" once bound. It runs until killed, so
+// with "other-listener\n" and closes it once the client has half-closed (closing at once could lose
+// the line to a reset on a busy machine), and prints "listening" once bound. It runs until killed, so
 // a SIGKILL leaves a stale socket file behind.
 const path = process.argv[2];
 if (!path) {
@@ -12,9 +13,11 @@ Bun.listen({
 	socket: {
 		open(s) {
 			s.write("other-listener\n");
-			s.end();
 		},
 		data() {},
+		end(s) {
+			s.end();
+		},
 	},
 });
 process.stdout.write("listening\n");

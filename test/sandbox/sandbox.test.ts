@@ -32,7 +32,8 @@ async function inside(script: string, spec: Spec, env: Record<string, string> = 
 		network: false,
 		terminal: "new",
 		...spec,
-		argv: ["/bin/sh", "-c", script],
+		// One stream: what the script prints, in the order it printed it.
+		argv: ["/bin/sh", "-c", `exec 2>&1; ${script}`],
 	});
 	const r = await runProcess({
 		argv: s.argv,

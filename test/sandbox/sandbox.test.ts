@@ -3,7 +3,6 @@
 // reason printed, where bubblewrap does not work (CI installs it, so there it runs).
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
 	homeInside,
@@ -254,7 +253,7 @@ describe.skipIf(choice.kind === "none" || !Bun.which("script") || !Bun.which("pe
 	}
 
 	test("an agent sharing the operator's terminal cannot type into it (TIOCSTI refused); outside, the same ioctl works", async () => {
-		const helper = join(tmpdir(), `rt-pty-${process.pid}.ts`);
+		const helper = join(tempDir("rt-pty-"), "shared-terminal.ts");
 		await Bun.write(
 			helper,
 			`import { sandboxArgv } from ${JSON.stringify(join(REPO, "src/sandbox/index.ts"))};

@@ -2,7 +2,7 @@
 // (held to the allowlist), what can be written, reached, typed or read. Skipped, with the probe's
 // reason printed, where bubblewrap does not work (CI installs it, so there it runs).
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
 	homeInside,
@@ -47,9 +47,17 @@ async function inside(script: string, spec: Spec, env: Record<string, string> = 
 	return { code: r.exit_code, out: new TextDecoder().decode(r.output) };
 }
 
+/** Planted outside the temp folder the helpers clean up: removed after the tests. */
+const planted: string[] = [];
+afterAll(() => {
+	for (const dir of planted) rmSync(dir, { recursive: true, force: true });
+});
+
 /** Secrets where an attacker would look: another project under /var/tmp, /tmp and $HOME. */
 function plantProjects(home: string) {
-	const spots = [mkdtempSync("/var/tmp/rt-victim-"), tempDir("rt-victim-"), join(home, "victim")];
+	const varTmp = mkdtempSync("/var/tmp/rt-victim-");
+	planted.push(varTmp);
+	const spots = [varTmp, tempDir("rt-victim-"), join(home, "victim")];
 	for (const root of spots) write(root, ".roundtable/operator.token", "OPERATOR-TOKEN-SECRET");
 	write(home, ".cargo/credentials.toml", "CARGO-SECRET");
 	write(home, ".claude/settings.json", "{}");

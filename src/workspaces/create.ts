@@ -29,6 +29,13 @@ export interface Workspace {
 /** Where workspaces live: per user, 0700, outside any project. */
 export const workspacesRoot = () => join(tmpdir(), `roundtable-workspaces-${process.getuid?.() ?? "user"}`);
 
+/** The environment of every git the owner runs on a workspace: no system or user config. */
+export const GIT_ENV = () => ({
+	PATH: process.env.PATH ?? "/usr/bin:/bin",
+	GIT_CONFIG_NOSYSTEM: "1",
+	GIT_CONFIG_GLOBAL: "/dev/null",
+});
+
 /**
  * git as the owner runs it on a workspace: no system or user config, no hooks, no fsmonitor, a fixed
  * identity, so nothing of the machine's or the agent's setup runs or changes what is recorded.
@@ -48,9 +55,7 @@ export function git(args: string[], cwd?: string, env: Record<string, string> = 
 		{
 			cwd,
 			env: {
-				PATH: process.env.PATH ?? "/usr/bin:/bin",
-				GIT_CONFIG_NOSYSTEM: "1",
-				GIT_CONFIG_GLOBAL: "/dev/null",
+				...GIT_ENV(),
 				GIT_AUTHOR_NAME: "roundtable",
 				GIT_AUTHOR_EMAIL: "roundtable@localhost",
 				GIT_COMMITTER_NAME: "roundtable",
@@ -83,11 +88,7 @@ export const hasWorkspace = (root: string, id: string) =>
 /** The bytes of `path` at `commit` in `gitDir` (a blob, or a link's target), or undefined where there is none. */
 export function blob(gitDir: string, commit: string, path: string): Buffer | undefined {
 	const r = Bun.spawnSync(["git", "--git-dir", gitDir, "cat-file", "blob", `${commit}:${path}`], {
-		env: {
-			PATH: process.env.PATH ?? "/usr/bin:/bin",
-			GIT_CONFIG_NOSYSTEM: "1",
-			GIT_CONFIG_GLOBAL: "/dev/null",
-		},
+		env: GIT_ENV(),
 		stdout: "pipe",
 		stderr: "ignore",
 	});

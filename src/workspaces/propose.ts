@@ -143,9 +143,8 @@ export async function prepareSync(a: Args<"workspace.sync">, env: Env): Promise<
 		return { session, outcome: { base, taken: [], merged: [], conflicts: [], undone: true } };
 	}
 	const task = await env.rt.store.withTransaction("read", (tx) => tx.tasks.get(session.task_id as string));
-	const readable = task?.readable_paths ?? [];
-	const files = await scopedFiles(env.rt.root, readable);
-	return { session, outcome: { ...syncWorkspace(env.rt.root, session.id, readable, files), undone: false } };
+	const files = await scopedFiles(env.rt.root, task?.readable_paths ?? []);
+	return { session, outcome: { ...syncWorkspace(env.rt.root, session.id, files), undone: false } };
 }
 
 /** The sync recorded: a workspace.synced event. */

@@ -15,10 +15,9 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { readRefusal } from "../domain/read-scope.ts";
 import { failedPrecondition } from "../errors.ts";
 import { copyTree } from "../repo/copy.ts";
-import { blob, git, workspaceDir } from "./create.ts";
+import { blob, GIT_ENV, git, workspaceDir } from "./create.ts";
 
 const PRE_SYNC = "refs/roundtable/pre-sync";
 const PRE_SYNC_BASE = "refs/roundtable/pre-sync-base";
@@ -77,12 +76,7 @@ function renewAgentRepository(base: string, work: string): void {
 	git(["reset", "-q"], work);
 }
 
-export function syncWorkspace(
-	root: string,
-	id: string,
-	readable: readonly string[],
-	files: string[],
-): SyncOutcome {
+export function syncWorkspace(root: string, id: string, files: string[]): SyncOutcome {
 	const dir = workspaceDir(root, id);
 	const work = join(dir, "work");
 	const base = join(dir, "base.git");
@@ -115,9 +109,12 @@ export function syncWorkspace(
 		rmSync(scratch, { recursive: true, force: true });
 	}
 	const outcome: SyncOutcome = { base: next, taken: [], merged: [], conflicts: [] };
-	const paths = new Set([...filesAt(base, old), ...filesAt(base, next)]);
-	for (const path of [...paths].sort()) {
-		if (readRefusal({ readable }, path) !== undefined) continue;
+	// Only what the project changed between the two bases is looked at: every other file of the
+	// workspace stays as the agent left it (a 20,000-file scope costs one diff-tree, not 40,000 reads).
+	const changed = git(["--git-dir", base, "diff-tree", "-r", "-z", "--no-renames", "--name-only", old, next])
+		.split("\0")
+		.filter((p) => p !== "");
+	for (const path of changed.sort()) {
 		const o = blob(base, old, path);
 		const n = blob(base, next, path);
 		const w = readWork(work, path);
@@ -151,14 +148,7 @@ export function syncWorkspace(
 						join(temp, "base"),
 						join(temp, "theirs"),
 					],
-					{
-						env: {
-							PATH: process.env.PATH ?? "/usr/bin:/bin",
-							GIT_CONFIG_NOSYSTEM: "1",
-							GIT_CONFIG_GLOBAL: "/dev/null",
-						},
-						stderr: "pipe",
-					},
+					{ env: GIT_ENV(), stderr: "pipe" },
 				);
 				if (r.exitCode === 0) outcome.merged.push(path);
 				else if (r.exitCode !== null && r.exitCode > 0 && r.exitCode < 128) outcome.conflicts.push(path);

@@ -65,6 +65,34 @@ export const launchArgv = (...a: Parameters<typeof launchArgs>) => [
 	...launchArgs(...a),
 ];
 
+/**
+ * A `sessions launch` that stays up beside the test (its agent runs `command`), once its session's
+ * socket is served: the process, and that socket's path. The caller stops it (SIGTERM) when done.
+ */
+export async function launchRunning(
+	root: string,
+	agent: string,
+	options: string[],
+	command: string[],
+	env: Record<string, string | undefined> = process.env,
+) {
+	const proc = Bun.spawn(launchArgv(root, agent, options, command), {
+		env,
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const head = await readUntil(proc.stderr.getReader(), "; socket ");
+	const socket = /; socket (\S+)/.exec(head)?.[1] as string;
+	return {
+		socket,
+		async stop() {
+			proc.kill("SIGTERM");
+			await proc.exited;
+		},
+	};
+}
+
 /** Reads until `marker` has come (or, without one, to the end); what it read. */
 export async function readUntil(
 	reader: { read(): Promise<{ value?: Uint8Array; done: boolean }> },

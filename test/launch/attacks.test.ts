@@ -11,8 +11,15 @@ import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runtimeDir } from "../../src/sessions/paths.ts";
-import { MAIN, runCli, tempDir, write } from "../_helpers/helpers.ts";
-import { launchArgs, launchArgv, ownedProject, PROBE, probeOutput } from "../_helpers/launch-helpers.ts";
+import { runCli, tempDir, write } from "../_helpers/helpers.ts";
+import {
+	launchArgs,
+	launchArgv,
+	launchRunning,
+	ownedProject,
+	PROBE,
+	probeOutput,
+} from "../_helpers/launch-helpers.ts";
 import { newFilePatch, symlinkPatch } from "../_helpers/patches.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
@@ -138,22 +145,14 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 	test("cannot use another session's socket, even where long paths put sockets in the runtime folder (row 3)", async () => {
 		const long = places.find((p) => p.name === "at a long path") as Place;
 		// A first session that stays up while the second looks for its socket.
-		const first = Bun.spawn(
-			launchArgv(long.root, "reviewer-1", ["--adapter", "generic"], ["/bin/sleep", "20"]),
-			{
-				stdin: "ignore",
-				stdout: "pipe",
-				stderr: "pipe",
-			},
+		const first = await launchRunning(
+			long.root,
+			"reviewer-1",
+			["--adapter", "generic"],
+			["/bin/sleep", "20"],
 		);
+		const socket = first.socket;
 		try {
-			const text = new TextDecoder();
-			let head = "";
-			for await (const chunk of first.stderr) {
-				head += text.decode(chunk);
-				if (head.includes("; socket ")) break;
-			}
-			const socket = /; socket (\S+)/.exec(head)?.[1] as string;
 			expect(socket.startsWith(runtimeDir())).toBe(true);
 			expect(existsSync(socket)).toBe(true);
 			for (const p of places) {
@@ -164,8 +163,7 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 				expect({ place: p.name, allowed: refusedAll(probe.tries) }).toEqual({ place: p.name, allowed: [] });
 			}
 		} finally {
-			first.kill("SIGTERM");
-			await first.exited;
+			await first.stop();
 		}
 	}, 120_000);
 
@@ -223,15 +221,14 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		const env = { ...process.env, HOME: home } as Record<string, string>;
 		delete env.OPENAI_API_KEY;
 		const codex = (command: string[]) => launchArgs(p.root, "implementer-2", ["--adapter", "codex"], command);
-		const first = Bun.spawn([process.execPath, MAIN, ...codex(["/bin/sleep", "5"])], {
+		const first = await launchRunning(
+			p.root,
+			"implementer-2",
+			["--adapter", "codex"],
+			["/bin/sleep", "5"],
 			env,
-			stdin: "ignore",
-			stdout: "pipe",
-			stderr: "pipe",
-		});
+		);
 		try {
-			const text = new TextDecoder();
-			for await (const chunk of first.stderr) if (text.decode(chunk).includes("; socket ")) break;
 			const second = await runCli(codex(["/bin/true"]), { env });
 			expect(second.code).toBe(1);
 			expect(second.stderr).toContain("another session is using the codex login");
@@ -243,8 +240,7 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 			expect(keyed.code).toBe(0);
 			expect(keyed.stdout).toBe("end\n");
 		} finally {
-			first.kill("SIGTERM");
-			await first.exited;
+			await first.stop();
 		}
 	}, 60_000);
 

@@ -21,7 +21,6 @@ import { call, callerOf } from "../../src/dispatch.ts";
 import { LaunchError, launch } from "../../src/launch/launch.ts";
 import { toolsFor } from "../../src/registry/index.ts";
 import { probeSandbox, toolFolders } from "../../src/sandbox/index.ts";
-import { ETC_ALLOWED } from "../../src/sandbox/system.ts";
 import { capabilityHash, newCapability, principalOf } from "../../src/sessions/capability.ts";
 import { privateDir, runtimeDir } from "../../src/sessions/paths.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
@@ -35,6 +34,7 @@ import {
 	probeOutput,
 	readUntil,
 } from "../_helpers/launch-helpers.ts";
+import { strayPaths } from "../_helpers/sandbox-helpers.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 
@@ -287,29 +287,11 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 			dirname(realpathSync(process.execPath)),
 			dirname(PROBE),
 		];
-		const ancestors = (p: string) => p.split("/").map((_, i, a) => a.slice(0, i + 1).join("/") || "/");
-		const exact = new Set([
-			...[
-				"/",
-				"/usr",
-				"/bin",
-				"/sbin",
-				"/lib",
-				"/lib32",
-				"/lib64",
-				"/libx32",
-				"/dev",
-				"/proc",
-				"/tmp",
-				"/etc",
-			],
-			...["/workspace", "/session", "/session/mcp.sock", "/session/proxy.sock"],
-			...ancestors(home),
-			...tools.flatMap(ancestors),
-			...ETC_ALLOWED.filter((e) => e.includes("/")).flatMap((e) => ancestors(`/etc/${e}`)),
-		]);
-		const inside = [home, ...tools, ...ETC_ALLOWED.map((e) => `/etc/${e.replace("*", "")}`)];
-		const stray = seen.filter((p) => !exact.has(p) && !inside.some((a) => p.startsWith(a)));
+		const stray = strayPaths(seen, {
+			under: [home, ...tools],
+			wayTo: [home, ...tools],
+			exact: ["/workspace", "/session", "/session/mcp.sock", "/session/proxy.sock"],
+		});
 		expect(stray).toEqual([]);
 		// /root appears only as the way to a tool under it (a ~/.cargo/bin on PATH), never with its files.
 		const rootShown = tools.some((t) => t.startsWith("/root/"));

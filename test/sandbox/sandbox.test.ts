@@ -11,10 +11,10 @@ import {
 	sandboxArgv,
 	toolFolders,
 } from "../../src/sandbox/index.ts";
-import { ETC_ALLOWED } from "../../src/sandbox/system.ts";
 import { packageOf } from "../../src/sandbox/tools.ts";
 import { runProcess } from "../../src/test-runs/process.ts";
 import { REPO, removeTempDirs, tempDir, write } from "../_helpers/helpers.ts";
+import { strayPaths } from "../_helpers/sandbox-helpers.ts";
 
 const choice = probeSandbox();
 if (choice.kind === "none") console.log(`sandbox tests skipped: ${choice.reason}`);
@@ -80,29 +80,7 @@ describe.skipIf(choice.kind === "none")("the allowlist", () => {
 		expect(r.out).toContain("end");
 		expect(r.out).not.toContain("OPERATOR-TOKEN-SECRET");
 		const seen = r.out.split("\n").filter((l) => l.startsWith("/"));
-		const ancestors = (p: string) => p.split("/").map((_, i, a) => a.slice(0, i + 1).join("/") || "/");
-		const allowedExact = new Set([
-			"/",
-			"/usr",
-			"/bin",
-			"/sbin",
-			"/lib",
-			"/lib32",
-			"/lib64",
-			"/libx32",
-			"/dev",
-			"/proc",
-			"/tmp",
-			"/etc",
-			...ancestors(dir),
-			...ancestors(homeIn),
-			...ancestors(tool),
-			...ETC_ALLOWED.filter((e) => e.includes("/")).flatMap((e) => ancestors(`/etc/${e}`)),
-		]);
-		const allowedUnder = [dir, tool, ...ETC_ALLOWED.map((e) => `/etc/${e.replace("*", "")}`)];
-		const stray = seen.filter(
-			(p) => !allowedExact.has(p) && !allowedUnder.some((a) => p === a || p.startsWith(a)),
-		);
+		const stray = strayPaths(seen, { under: [dir, tool], wayTo: [dir, homeIn, tool] });
 		expect(stray).toEqual([]);
 		expect(seen).toContain(join(dir, "mine.txt"));
 		expect(seen).toContain("/etc/passwd");

@@ -288,7 +288,7 @@ describe("workspace.diff and workspace.propose", () => {
 	});
 });
 
-test("a project whose task names nothing it may read never leaks its files into a workspace", async () => {
+test("a workspace never holds a credential file, even where readable_paths name it", async () => {
 	const p: Project = await makeProject();
 	commitAll(p.root, { "src/a.ts": "x\n", ".env": "SECRET=1\n" });
 	const ws = await createWorkspace(p.root, "S-x", ["src", ".env"]);

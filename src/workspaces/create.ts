@@ -113,8 +113,16 @@ export async function createWorkspace(
 		copyTree(root, work, files);
 		git(["init", "-q", "--bare", base]);
 		const inBase = ["--git-dir", base, "--work-tree", work];
-		git([...inBase, "add", "-A"]);
-		git([...inBase, "commit", "-q", "--allow-empty", "-m", "The project's files this task may read"]);
+		// Through an index of its own, never base.git/index: a copied index would carry stat data of
+		// files as they were then, and the agent's git could take a changed file for unchanged.
+		const index = { GIT_INDEX_FILE: join(dir, "create.index") };
+		git([...inBase, "add", "-A"], undefined, index);
+		git(
+			[...inBase, "commit", "-q", "--allow-empty", "-m", "The project's files this task may read"],
+			undefined,
+			index,
+		);
+		rmSync(index.GIT_INDEX_FILE, { force: true });
 		// The agent's own repository: the same one commit, objects and all, nothing else.
 		cpSync(base, join(work, ".git"), { recursive: true });
 		git(["config", "core.bare", "false"], work);

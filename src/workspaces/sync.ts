@@ -70,6 +70,8 @@ function snapshot(base: string, work: string, dir: string): string {
 function renewAgentRepository(base: string, work: string): void {
 	rmSync(join(work, ".git"), { recursive: true, force: true });
 	cpSync(base, join(work, ".git"), { recursive: true });
+	// No index but the one `git reset` builds now, from the files as they are.
+	rmSync(join(work, ".git", "index"), { force: true });
 	git(["config", "core.bare", "false"], work);
 	git(["update-ref", "-d", PRE_SYNC], work);
 	git(["update-ref", "-d", PRE_SYNC_BASE], work);

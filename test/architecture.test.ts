@@ -38,6 +38,7 @@ const ENGINES = [
 	"sandbox",
 	"messages",
 	"peers",
+	"adapters",
 ];
 /** What calls the engines: none of it may be imported by one. */
 const ABOVE = ["tools", "dispatch", "transports", "owner", "chair", "cli", "launch", "main"];

@@ -373,13 +373,14 @@ function sessionsCommands(): Command[] {
 		{
 			name: "sessions launch",
 			usage:
-				"roundtable sessions launch --agent ID [--task T] [--proposal P] [--run R] [--ttl SECONDS] [--adapter NAME] [-- CMD ARGS…]",
+				"roundtable sessions launch --agent ID [--task T] [--proposal P] [--run R] [--ttl SECONDS] [--adapter NAME] [--prompt TEXT] [-- CMD ARGS…]",
 			summary:
-				"Run an agent in a session of its own: mint its capability, have the owner (started if none runs) serve the session's private MCP socket, and run the adapter's CLI (codex, claude, gemini) configured for it, or CMD ARGS after --, in a sandbox where it works: nothing of this machine but the system, its tools and an empty workspace (it reads the project through the tools), a private home with a copy of its login, the network only to its adapter's egress hosts. Stays in the foreground; when the agent exits the session closes (capability revoked, socket removed, claims by their resume_policy) and the exit status is the agent's.",
+				"Run an agent in a session of its own: mint its capability, have the owner (started if none runs) serve the session's private MCP socket, and run the adapter's CLI (codex, claude, gemini) configured for it (Roundtable's tools, edits without asking, its own outside traffic off), or CMD ARGS after --, in a sandbox where it works: nothing of this machine but the system, its tools and its workspace (for a session bound to a task, a private copy of the files the task may read, which it edits and proposes with workspace.propose; else an empty folder), a private home with a copy of its login, the network only to its adapter's egress hosts. Stays in the foreground; when the agent exits the session closes (capability revoked, socket removed, claims by their resume_policy) and the exit status is the agent's.",
 			flags: {
 				agent: { kind: "string", value: "ID", help: "the agent it runs as (required)" },
 				...binding,
 				adapter: { kind: "string", value: "NAME", help: "the CLI to run (default: the agent's adapter)" },
+				prompt: { kind: "string", value: "TEXT", help: "the agent's first message, given to its CLI" },
 			},
 			rest: true,
 			load: load("launch"),

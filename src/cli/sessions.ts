@@ -251,12 +251,14 @@ export const launch: CommandRun = {
 	async run(flags, rest) {
 		const { agent, binding } = bindingOf(flags);
 		const adapter = text(flags, "adapter");
+		const prompt = text(flags, "prompt");
 		const rt = openRuntime(flags.root);
 		try {
 			return await runLaunch(rt, {
 				agent,
 				binding,
 				...(adapter !== undefined && { adapter }),
+				...(prompt !== undefined && { prompt }),
 				...(rest !== undefined && { command: rest }),
 				log: (line) => process.stderr.write(`${line}\n`),
 			});

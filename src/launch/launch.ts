@@ -6,9 +6,10 @@
 // through an egress proxy to its adapter's hosts) — waits for it, and then closes the session:
 // capability revoked, socket gone, claims by their resume_policy, changed credentials written back.
 
-import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { constants, homedir } from "node:os";
 import { dirname, join, sep } from "node:path";
+import { clientCommand } from "../adapters/index.ts";
 import { operatorContext, systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { LAYOUT } from "../layout.ts";
@@ -44,64 +45,13 @@ export interface LaunchOptions {
 	adapter?: string;
 	/** What to run instead of the adapter's command (after `--`). */
 	command?: string[];
+	/** The agent's first message, given to its CLI as its initial prompt. */
+	prompt?: string;
 	log: (line: string) => void;
 }
 
 export class LaunchError extends Error {
 	override name = "LaunchError";
-}
-
-/** Writes a client's `{ mcpServers: { roundtable } }` file, 0600 like everything in the session's folder. */
-function mcpServersFile(file: string, server: object): string {
-	writeFileSync(file, `${JSON.stringify({ mcpServers: { roundtable: server } }, null, 2)}\n`, {
-		mode: 0o600,
-	});
-	return file;
-}
-
-/** The agent CLI's argv with this session's MCP server configured for this launch only. */
-function clientArgv(
-	adapter: string,
-	command: string,
-	dir: string,
-	dirInside: string,
-	root: string,
-): { argv: string[]; env: Record<string, string> } {
-	const { command: bridge, args } = stdioCommand(root);
-	const base = command.trim().split(/\s+/).filter(Boolean);
-	const forwarded = Object.fromEntries(SESSION_VARIABLES.map((v) => [v, `\${${v}}`]));
-	switch (adapter) {
-		case "codex":
-			return {
-				argv: [
-					...base,
-					"-c",
-					`mcp_servers.roundtable.command=${JSON.stringify(bridge)}`,
-					"-c",
-					`mcp_servers.roundtable.args=${JSON.stringify(args)}`,
-					"-c",
-					`mcp_servers.roundtable.env_vars=${JSON.stringify(SESSION_VARIABLES)}`,
-				],
-				env: {},
-			};
-		case "claude": {
-			mcpServersFile(join(dir, "claude-mcp.json"), { type: "stdio", command: bridge, args, env: forwarded });
-			return {
-				argv: [...base, "--mcp-config", join(dirInside, "claude-mcp.json"), "--strict-mcp-config"],
-				env: {},
-			};
-		}
-		case "gemini": {
-			mcpServersFile(join(dir, "gemini-settings.json"), { command: bridge, args, env: forwarded });
-			return {
-				argv: base,
-				env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(dirInside, "gemini-settings.json") },
-			};
-		}
-		default:
-			// Generic: the environment alone tells `roundtable mcp stdio` where the session is.
-			return { argv: base, env: {} };
-	}
 }
 
 /** Of the operator's environment, what every agent gets; its adapter's `env` names the rest. */
@@ -217,7 +167,14 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		const workspace = ws?.work ?? join(dir, "workspace");
 		privateDir(workspace);
 		const cwd = sandboxed ? WORKSPACE_INSIDE : root;
-		const client = clientArgv(adapterName, adapter.command, dir, sandboxed ? SESSION_INSIDE : dir, cwd);
+		const client = clientCommand(adapterName, adapter.command, {
+			dir,
+			dirInside: sandboxed ? SESSION_INSIDE : dir,
+			bridge: stdioCommand(cwd),
+			variables: SESSION_VARIABLES,
+			sandboxed,
+			...(o.prompt !== undefined && { prompt: o.prompt }),
+		});
 		const argv = o.command ?? client.argv;
 		const homeIn = sandboxed ? homeInside() : homedir();
 		try {
@@ -275,9 +232,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 						files: [
 							{ host: socket, inside: join(SESSION_INSIDE, "mcp.sock") },
 							{ host: proxySocket, inside: join(SESSION_INSIDE, "proxy.sock") },
-							...["claude-mcp.json", "gemini-settings.json"]
-								.filter((f) => existsSync(join(dir, f)))
-								.map((f) => ({ host: join(dir, f), inside: join(SESSION_INSIDE, f) })),
+							...client.files.map((f) => ({ host: join(dir, f), inside: join(SESSION_INSIDE, f) })),
 						],
 						home: { inside: homeIn, host: home },
 						network: false,

@@ -156,12 +156,13 @@ export function probeSandbox(path = process.env.PATH): SandboxChoice {
 
 /**
  * The private $HOME's path inside: the operator's own path (tools remember it), or /home/sandbox
- * when that is / or a system folder the sandbox shows.
+ * when that is / or a system folder the sandbox shows, or under /tmp (the sandbox's TMPDIR: Codex
+ * refuses to make its helpers in a CODEX_HOME below TMPDIR, and then fails every edit).
  */
 export function homeInside(home = homedir()): string {
 	const real = realOrUndefined(home) ?? home;
 	const taken = ["/etc", "/dev", "/proc", ...SYSTEM_DIRS].some((d) => under(real, d));
-	return taken || !isAbsolute(real) || real === "/" || real === "/tmp" ? "/home/sandbox" : real;
+	return taken || !isAbsolute(real) || real === "/" || under(real, "/tmp") ? "/home/sandbox" : real;
 }
 
 let probed: SandboxChoice | undefined;

@@ -1,8 +1,9 @@
 // A launched agent's only way out of its network namespace: an HTTP CONNECT proxy served on a Unix
 // socket that is bound into the sandbox (forward.ts relays the agent's loopback to it). Only the
 // hosts its adapter names (adapters.<name>.egress) are reached; every other request is answered 403
-// and reported, so a refused host is an event. Nothing but CONNECT is spoken: the agent's TLS goes
-// through untouched, and plain HTTP cannot ride along.
+// and reported, so a refused host is an event. CONNECT carries the agent's TLS through untouched.
+// Plain HTTP goes only to an entry that names it, `http://host:port` (a model server on this
+// machine, such as Ollama's): one request per connection, its head rewritten to origin form.
 import { lookup } from "node:dns/promises";
 import { rmSync } from "node:fs";
 import { isIP } from "node:net";
@@ -22,6 +23,47 @@ export function egressAllows(list: readonly string[], host: string, port: number
 		if (port !== (m[2] === undefined ? 443 : Number(m[2]))) return false;
 		return name.startsWith("*.") ? h.endsWith(name.slice(1)) && h.length > name.length - 1 : h === name;
 	});
+}
+
+/** Whether the list names `http://host:port` (port 80 when none) for plain HTTP. */
+export function plainHttpAllows(list: readonly string[], host: string, port: number): boolean {
+	const plain = list.filter((e) => e.trim().toLowerCase().startsWith("http://"));
+	return egressAllows(
+		plain.map((e) => {
+			const hostPort = e.trim().slice("http://".length).replace(/\/+$/, "");
+			return /:\d+$/.test(hostPort) ? hostPort : `${hostPort}:80`;
+		}),
+		host,
+		port,
+	);
+}
+
+/**
+ * A plain HTTP request's head in absolute form (`GET http://host:port/path HTTP/1.1`), as the
+ * origin gets it: origin form, no hop-by-hop or proxy headers, `connection: close` (so a second
+ * request, perhaps for another host, cannot follow on the same connection). Undefined when the
+ * target is not an absolute `http://` URL.
+ */
+export function originRequest(head: string): { host: string; port: number; head: string } | undefined {
+	const lines = head.split("\r\n");
+	const [method, target, version] = (lines[0] as string).split(" ");
+	if (!method || !target || !version || !/^HTTP\/1\.[01]$/.test(version)) return undefined;
+	let url: URL;
+	try {
+		url = new URL(target);
+	} catch {
+		return undefined;
+	}
+	if (url.protocol !== "http:" || url.username || url.password) return undefined;
+	const hop = /^(connection|keep-alive|proxy-[a-z-]*|te|trailer|upgrade):/i;
+	const headers = lines.slice(1).filter((l) => l !== "" && !hop.test(l));
+	return {
+		host: url.hostname,
+		port: Number(url.port || 80),
+		head: [`${method} ${url.pathname}${url.search} ${version}`, ...headers, "connection: close", "", ""].join(
+			"\r\n",
+		),
+	};
 }
 
 /**
@@ -101,9 +143,27 @@ export async function serveEgressProxy(o: {
 				}
 				const [method, target] = c.head.subarray(0, c.head.indexOf("\r\n")).toString("latin1").split(" ");
 				const rest = c.head.subarray(end + 4);
+				const plain =
+					method === "CONNECT" ? undefined : originRequest(c.head.subarray(0, end + 4).toString("latin1"));
+				if (plain) {
+					if (!plainHttpAllows(o.allowed, plain.host, plain.port)) {
+						o.onRefused(plain.host, plain.port, "plain HTTP to a host no http:// egress entry names");
+						refuse(s, "403 Forbidden");
+						return;
+					}
+					c.head = undefined;
+					c.toHost.send(Buffer.from(plain.head, "latin1"));
+					if (rest.length) c.toHost.send(rest);
+					void connectTo(s, c, plain.host, plain.port, false);
+					return;
+				}
 				const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(target ?? "");
 				if (method !== "CONNECT" || !m) {
-					o.onRefused(target ?? "", 0, `${method} is not CONNECT host:port`);
+					o.onRefused(
+						target ?? "",
+						0,
+						`${method} ${target ?? ""} is neither CONNECT host:port nor an http:// URL`,
+					);
 					refuse(s, "405 Method Not Allowed");
 					return;
 				}
@@ -117,7 +177,7 @@ export async function serveEgressProxy(o: {
 				// From here on the agent's bytes go to the host (queued until it answers).
 				c.head = undefined;
 				if (rest.length) c.toHost.send(rest);
-				void connectTo(s, c, host, port);
+				void connectTo(s, c, host, port, true);
 			},
 			drain(s) {
 				s.data.toAgent.drain();
@@ -132,7 +192,7 @@ export async function serveEgressProxy(o: {
 		},
 	});
 
-	async function connectTo(s: Socket<Conn>, c: Conn, host: string, port: number) {
+	async function connectTo(s: Socket<Conn>, c: Conn, host: string, port: number, tunnel: boolean) {
 		const to = await destination(host);
 		if ("refused" in to) {
 			o.onRefused(host, port, to.refused);
@@ -145,7 +205,7 @@ export async function serveEgressProxy(o: {
 			socket: farSide(s, c.toAgent, c.toHost, (up) => {
 				c.upstream = up;
 				clearTimeout(c.timer);
-				c.toAgent.send(Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n"));
+				if (tunnel) c.toAgent.send(Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n"));
 			}),
 		}).catch(() => refuse(s, "502 Bad Gateway"));
 	}

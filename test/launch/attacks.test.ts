@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
-import { probeSandbox } from "../../src/sandbox/index.ts";
+import { homeInside, probeSandbox } from "../../src/sandbox/index.ts";
 import { runtimeDir } from "../../src/sessions/paths.ts";
 import { runCli, tempDir, write } from "../_helpers/helpers.ts";
 import {
@@ -180,7 +180,7 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 			'echo \'{"hooks":{"PreToolUse":[{"command":"curl evil"}]}}\' > $HOME/.claude/settings.json',
 			'echo \'{"userID":"evil"}\' > $HOME/.claude.json',
 			'echo \'{"token":"rotated"}\' > $HOME/.claude/.credentials.json',
-			`echo evil > ${home}/.claude/planted`,
+			"echo evil > $HOME/.claude/planted",
 		].join("; ");
 		const env = { ...process.env, HOME: home } as Record<string, string>;
 		delete env.ANTHROPIC_API_KEY;
@@ -193,7 +193,7 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		);
 		expect(r.code, r.stderr).toBe(0);
 		// Inside: only the login's files, copied; settings.json was never there.
-		expect(r.stdout).toContain(`${home}/.claude:\n.credentials.json\n`);
+		expect(r.stdout).toContain(`${homeInside(home)}/.claude:\n.credentials.json\n`);
 		expect(r.stdout).toContain(".claude\n.claude.json\n");
 		expect(r.stdout).not.toContain("settings.json");
 		expect(readFileSync(join(home, ".claude/settings.json"), "utf8")).toBe('{"theme":"dark"}\n');

@@ -20,7 +20,7 @@ import type { Subprocess } from "bun";
 import { call, callerOf } from "../../src/dispatch.ts";
 import { LaunchError, launch } from "../../src/launch/launch.ts";
 import { toolsFor } from "../../src/registry/index.ts";
-import { probeSandbox, toolFolders } from "../../src/sandbox/index.ts";
+import { homeInside, probeSandbox, toolFolders } from "../../src/sandbox/index.ts";
 import { capabilityHash, newCapability, principalOf } from "../../src/sessions/capability.ts";
 import { privateDir, runtimeDir } from "../../src/sessions/paths.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
@@ -288,8 +288,8 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 			dirname(PROBE),
 		];
 		const stray = strayPaths(seen, {
-			under: [home, ...tools],
-			wayTo: [home, ...tools],
+			under: [homeInside(home), ...tools],
+			wayTo: [homeInside(home), ...tools],
 			exact: ["/workspace", "/session", "/session/mcp.sock", "/session/proxy.sock"],
 		});
 		expect(stray).toEqual([]);

@@ -1,10 +1,10 @@
 // The egress proxy a launched agent's sandbox reaches the network through, on its real Unix socket:
 // what it lets through (only the egress list's hosts, bytes intact in both directions, however many),
-// what it refuses and says so (other hosts, names that resolve to this machine, anything but CONNECT,
-// an endless request head).
+// what it refuses and says so (other hosts, names that resolve to this machine, plain HTTP to a host
+// no http:// entry names, anything but CONNECT or an http:// URL, an endless request head).
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { egressAllows, internalAddress, serveEgressProxy } from "../../src/sandbox/proxy.ts";
+import { egressAllows, internalAddress, plainHttpAllows, serveEgressProxy } from "../../src/sandbox/proxy.ts";
 import { removeTempDirs, tempDir } from "../_helpers/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -67,15 +67,27 @@ describe("the egress proxy", async () => {
 			},
 		},
 	});
+	/** A plain HTTP origin (a model server on this machine): it answers with the head it was sent. */
+	const web = Bun.listen({
+		hostname: "127.0.0.1",
+		port: 0,
+		socket: {
+			data(s, d) {
+				const head = d.toString().split("\r\n\r\n")[0] as string;
+				s.end(`HTTP/1.1 200 OK\r\ncontent-length: ${head.length}\r\nconnection: close\r\n\r\n${head}`);
+			},
+		},
+	});
 	const refused: string[] = [];
 	const proxy = await serveEgressProxy({
 		path: join(tempDir("rt-proxy-"), "proxy.sock"),
-		allowed: [`127.0.0.1:${echo.port}`, "localhost:443", "*.example.test"],
+		allowed: [`127.0.0.1:${echo.port}`, "localhost:443", "*.example.test", `http://127.0.0.1:${web.port}`],
 		onRefused: (host, port, why) => refused.push(`${host}:${port} ${why}`),
 	});
 	afterAll(() => {
 		proxy.close();
 		echo.stop(true);
+		web.stop(true);
 	});
 
 	test("a listed host is reached, and 8 MiB go there and back intact", async () => {
@@ -111,14 +123,49 @@ describe("the egress proxy", async () => {
 		]);
 	});
 
-	test("anything but CONNECT host:port is 405; a request head without end is cut off at 8 KiB", async () => {
-		const get = await through(proxy.path, `GET http://127.0.0.1:${echo.port}/ HTTP/1.1\r\n\r\n`);
-		expect(get.head.split("\r\n")[0]).toBe("HTTP/1.1 405 Method Not Allowed");
+	test("plain HTTP reaches only an http:// entry, in origin form, one request per connection", async () => {
+		const r = await through(
+			proxy.path,
+			`POST http://127.0.0.1:${web.port}/v1/responses?x=1 HTTP/1.1\r\nHost: 127.0.0.1:${web.port}\r\nProxy-Authorization: Basic eDp5\r\nConnection: keep-alive\r\ncontent-length: 2\r\n\r\n{}`,
+		);
+		expect(r.head.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+		expect(r.body.toString().split("\r\n")).toEqual([
+			"POST /v1/responses?x=1 HTTP/1.1",
+			`Host: 127.0.0.1:${web.port}`,
+			"content-length: 2",
+			"connection: close",
+		]);
+		refused.length = 0;
+		// The CONNECT entry for the echo server does not let plain HTTP through to it, nor the reverse.
+		const plain = await through(proxy.path, `GET http://127.0.0.1:${echo.port}/ HTTP/1.1\r\n\r\n`);
+		expect(plain.head.split("\r\n")[0]).toBe("HTTP/1.1 403 Forbidden");
+		const tunnel = await through(proxy.path, `CONNECT 127.0.0.1:${web.port} HTTP/1.1\r\n\r\n`);
+		expect(tunnel.head.split("\r\n")[0]).toBe("HTTP/1.1 403 Forbidden");
+		expect(refused).toEqual([
+			`127.0.0.1:${echo.port} plain HTTP to a host no http:// egress entry names`,
+			`127.0.0.1:${web.port} not in the adapter's egress list`,
+		]);
+	});
+
+	test("neither CONNECT nor an http:// URL is 405; a request head without end is cut off at 8 KiB", async () => {
+		for (const line of ["GET / HTTP/1.1", `GET https://127.0.0.1:${web.port}/ HTTP/1.1`, "BREW coffee"]) {
+			const r = await through(proxy.path, `${line}\r\n\r\n`);
+			expect({ line, head: r.head.split("\r\n")[0] }).toEqual({
+				line,
+				head: "HTTP/1.1 405 Method Not Allowed",
+			});
+		}
 		const long = await through(proxy.path, `CONNECT a:1 HTTP/1.1\r\nx: ${"y".repeat(10_000)}`);
 		expect(long.head.split("\r\n")[0]).toBe("HTTP/1.1 431 Request Header Fields Too Large");
 	});
 
-	test("the list: names, *.domain, host:port (443 unless named); internal addresses", () => {
+	test("the list: names, *.domain, host:port (443 unless named), http://host[:port] (80); internal addresses", () => {
+		const http = ["http://127.0.0.1:11434", "http://models.lan/"];
+		expect(plainHttpAllows(http, "127.0.0.1", 11434)).toBe(true);
+		expect(plainHttpAllows(http, "127.0.0.1", 80)).toBe(false);
+		expect(plainHttpAllows(http, "models.lan", 80)).toBe(true);
+		expect(plainHttpAllows(["127.0.0.1:11434"], "127.0.0.1", 11434)).toBe(false);
+		expect(egressAllows(http, "127.0.0.1", 11434)).toBe(false);
 		const list = ["api.example.com", "*.models.test", "10.0.0.5:8443"];
 		expect(egressAllows(list, "api.example.com", 443)).toBe(true);
 		expect(egressAllows(list, "API.example.com", 443)).toBe(true);

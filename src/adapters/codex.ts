@@ -1,0 +1,34 @@
+// Codex CLI (checked with 0.171.0). Everything is `-c` overrides, so nothing is written to its
+// CODEX_HOME: the Roundtable server with its tools approved in advance (without that every MCP call
+// of `codex exec` fails, "requires approval, but approval policy is never") and `required` (else
+// Codex sends its first model request before a slow server is up, and the tools are missing);
+// plugins and analytics off, which otherwise reach GitHub and ChatGPT hosts.
+import { type Adapter, SERVER_NAME } from "./adapter.ts";
+
+const toml = (value: unknown) => JSON.stringify(value);
+
+export const codex: Adapter = (base, l) => {
+	const server = `mcp_servers.${SERVER_NAME}`;
+	const settings: [string, unknown][] = [
+		[`${server}.command`, l.bridge.command],
+		[`${server}.args`, l.bridge.args],
+		[`${server}.env_vars`, l.variables],
+		[`${server}.default_tools_approval_mode`, "approve"],
+		[`${server}.required`, true],
+		["features.plugins", false],
+		["analytics.enabled", false],
+		["check_for_update_on_startup", false],
+	];
+	return {
+		argv: [
+			...base,
+			...settings.flatMap(([key, value]) => ["-c", `${key}=${toml(value)}`]),
+			// Inside Roundtable's sandbox Codex's own (bubblewrap again, approvals) is bypassed: the
+			// workspace is the agent's to edit, and nothing else is there to protect.
+			...(l.sandboxed ? ["--dangerously-bypass-approvals-and-sandbox"] : []),
+			...(l.prompt === undefined ? [] : [l.prompt]),
+		],
+		env: {},
+		files: [],
+	};
+};

@@ -1,0 +1,21 @@
+// What each agent CLI needs beyond its command line to work unattended in a launched session: how
+// its MCP server is configured for this launch only, what lets it edit files and call Roundtable's
+// tools without asking (inside Roundtable's sandbox, which is the boundary), and what switches its
+// own outside traffic off. One module per CLI; a CLI without one (generic) gets the session's
+// environment alone, which is all `roundtable mcp stdio` needs to find the session.
+
+import type { Adapter, ClientCommand, ClientLaunch } from "./adapter.ts";
+import { claude } from "./claude.ts";
+import { codex } from "./codex.ts";
+import { gemini } from "./gemini.ts";
+
+export type { ClientCommand, ClientLaunch };
+
+const ADAPTERS: Record<string, Adapter> = { codex, claude, gemini };
+
+export function clientCommand(adapter: string, command: string, launch: ClientLaunch): ClientCommand {
+	const base = command.trim().split(/\s+/).filter(Boolean);
+	const known = ADAPTERS[adapter];
+	if (known) return known(base, launch);
+	return { argv: [...base, ...(launch.prompt === undefined ? [] : [launch.prompt])], env: {}, files: [] };
+}

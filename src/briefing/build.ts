@@ -33,8 +33,10 @@ export async function buildBriefing(env: Env, agentId: string): Promise<Briefing
 	);
 	const policy = policyOf(env.rt);
 	const pending: PendingProposal[] = [];
+	const moved = new Map<string, string[]>();
 	for (const e of evidence) {
 		const report = await checkProposal(env.rt.root, e, policy);
+		if (report.moved_since_base.length > 0) moved.set(e.proposal.id, report.moved_since_base);
 		pending.push({
 			proposal: e.proposal,
 			valid: report.valid,
@@ -43,7 +45,7 @@ export async function buildBriefing(env: Env, agentId: string): Promise<Briefing
 		});
 	}
 	const briefing = { ...read, pending_proposals: pending };
-	return { ...briefing, required_next_action: nextAction(briefing, agentId === OPERATOR) };
+	return { ...briefing, required_next_action: nextAction(briefing, agentId === OPERATOR, moved) };
 }
 
 async function readTable(tx: Tx, agentId: string, now: string): Promise<Read> {

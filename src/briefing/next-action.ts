@@ -1,6 +1,7 @@
 // The briefing's required next action: one sentence saying what to do first. A question addressed to
-// the agent comes before its own work (someone is waiting on it); then a proposal failing a gate its
-// author can fix, naming the gate; then any proposal in play, the task, a claim to reconcile.
+// the agent comes before its own work (someone is waiting on it); then a proposal whose files moved
+// on in the project since its base (sync first: its other failing gates may follow from that); then
+// a proposal failing a gate its author can fix, naming the gate; then any proposal in play, the task, a claim to reconcile.
 // Unread messages are mentioned after whichever it is.
 
 import type { Result } from "../registry/index.ts";
@@ -14,18 +15,28 @@ type Facts = Omit<Result<"agent.brief">, "required_next_action">;
  */
 const AUTHOR_GATES = ["artifact", "parse", "claims", "coverage", "apply_check", "tests", "rollback_plan"];
 
-export function nextAction(b: Facts, operator: boolean): string {
-	const action = first(b, operator);
+/** `moved`: by proposal, the files its revision touches that changed in the project since its base. */
+export function nextAction(
+	b: Facts,
+	operator: boolean,
+	moved: ReadonlyMap<string, string[]> = new Map(),
+): string {
+	const action = first(b, operator, moved);
 	const n = b.unread_count;
 	if (n === 0) return action;
 	const stop = /[.?!]$/.test(action) ? "" : ".";
 	return `${action}${stop} You have ${n} unread message${n === 1 ? "" : "s"}: read ${n === 1 ? "it" : "them"} with message.inbox.`;
 }
 
-function first(b: Facts, operator: boolean): string {
+function first(b: Facts, operator: boolean, moved: ReadonlyMap<string, string[]>): string {
 	const question = b.questions_to_me[0];
 	if (question)
 		return `Answer ${question.id} from ${question.requester_id} with peer.answer: ${clip(firstLine(question.question_md))}`;
+	for (const p of b.pending_proposals) {
+		const files = moved.get(p.proposal.id);
+		if (files)
+			return `Proposal ${p.proposal.id} (${oneLine(p.proposal.title)}) is stale: ${clip(files.join(", "))} changed in the project since its base. Run workspace.sync, resolve any conflicts it lists, make sure your write claims are live (resource.claim, or resource.renew with rebase), then workspace.propose with proposal_id ${p.proposal.id} for a new revision.`;
+	}
 	for (const p of b.pending_proposals) {
 		const gate = p.failing_gates.find((g) => AUTHOR_GATES.includes(g));
 		if (gate)

@@ -92,6 +92,8 @@ export interface Report {
 	approvable: boolean;
 	gates: Gate[];
 	stale_claims: string[];
+	/** The files the revision touches that changed in the project since its base (none: empty). */
+	moved_since_base: string[];
 	policy: Evaluation | null;
 	parsed: ParsedPatch | undefined;
 }
@@ -131,6 +133,7 @@ export async function checkProposal(
 	const { parsed, gates: patchGates } = readCurrentPatch(root, e);
 	const { gate: claims, stale } = await claimsGate(root, e);
 	const structural: Gate[] = [claims, ...patchGates];
+	let moved: string[] | undefined;
 	if (parsed) {
 		const problem = uncoveredChange(parsed.files, e.scopes);
 		structural.push({
@@ -138,7 +141,7 @@ export async function checkProposal(
 			ok: problem === undefined,
 			reason: problem ?? "the proposal's resources cover every change",
 		});
-		const moved = e.patch.base && movedSinceBase(root, e.patch.base);
+		moved = e.patch.base ? movedSinceBase(root, e.patch.base) : undefined;
 		const failure = moved
 			? undefined
 			: await gitApply(root, patchPath(root, e.patch.sha256), parsed.strip, true);
@@ -164,6 +167,7 @@ export async function checkProposal(
 			approvable: false,
 			gates: [...structural, { gate: "policy", ok: false, reason: policyOrError.message }],
 			stale_claims: stale,
+			moved_since_base: moved ?? [],
 			policy: null,
 			parsed,
 		};
@@ -174,6 +178,7 @@ export async function checkProposal(
 		approvable: valid && policy.approvable,
 		gates: [...structural, ...policy.gates],
 		stale_claims: stale,
+		moved_since_base: moved ?? [],
 		policy,
 		parsed,
 	};

@@ -55,6 +55,17 @@ describe("the required next action", () => {
 		);
 	});
 
+	test("a proposal whose files moved on since its base comes first: sync, claims, a new revision", () => {
+		const b = {
+			...none,
+			task,
+			pending_proposals: [proposal("P-1", ["claims"]), proposal("P-2", ["claims", "apply_check"])],
+		};
+		expect(nextAction(b, false, new Map([["P-2", ["src/a.ts", "src/b.ts"]]]))).toBe(
+			"Proposal P-2 (Change P-2) is stale: src/a.ts, src/b.ts changed in the project since its base. Run workspace.sync, resolve any conflicts it lists, make sure your write claims are live (resource.claim, or resource.renew with rebase), then workspace.propose with proposal_id P-2 for a new revision.",
+		);
+	});
+
 	test("gates waiting on others leave the proposal to review; then the task, a claim, nothing", () => {
 		const waiting = { ...none, task, pending_proposals: [proposal("P-2", ["quorum", "human_approval"])] };
 		expect(nextAction(waiting, false)).toStartWith(

@@ -95,7 +95,7 @@ async function launched(root: string, adapter: string, env: Record<string, strin
 			"--prompt",
 			"Do task T-1.",
 		],
-		{ env: { ...clientEnv(home), ...env }, timeout: 120_000 },
+		{ env: { ...clientEnv(home), ...env } },
 	);
 }
 

@@ -274,12 +274,15 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		proxy?.close();
 		login?.finish();
 		// What the workspace holds that no proposal carries is kept with the session, never lost silently.
+		// If they cannot be kept as a draft (a patch over the limit), the folder itself is kept.
+		let keepFolder = config.workspaces.keep === "always";
 		const draft =
 			ws &&
 			(await draftOf({ rt, ctx, now: "" }, session.id).catch((err) => {
 				o.log(
-					`roundtable: could not keep session ${session.id}'s workspace changes: ${(err as Error).message}`,
+					`roundtable: could not keep session ${session.id}'s workspace changes as a draft: ${(err as Error).message}`,
 				);
+				keepFolder = true;
 				return undefined;
 			}));
 		if (draft)
@@ -290,9 +293,8 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 			(err) => o.log(`roundtable: could not close session ${session.id}: ${(err as Error).message}`),
 		);
 		rmSync(dir, { recursive: true, force: true });
-		if (config.workspaces.keep !== "always") ws?.remove();
-		else if (ws)
-			o.log(`roundtable: session ${session.id}'s workspace is kept at ${ws.work} (workspaces.keep: always)`);
+		if (!keepFolder) ws?.remove();
+		else if (ws) o.log(`roundtable: session ${session.id}'s workspace is kept at ${ws.work}`);
 		// A socket of its own folder under the runtime folder (a long project path): that folder too.
 		if (!socket.startsWith(dir + sep)) rmSync(dirname(socket), { recursive: true, force: true });
 	}

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
 import { readRefusal } from "../domain/read-scope.ts";
+import { conflict } from "../errors.ts";
 import { copyTree } from "../repo/copy.ts";
 import { listFiles } from "../repo/files.ts";
 import { privateDir } from "../sessions/paths.ts";
@@ -69,6 +70,30 @@ export function git(args: string[], cwd?: string, env: Record<string, string> = 
 	);
 	if (r.exitCode !== 0) throw new Error(`git ${args[0]}: ${r.stderr.toString().trim()}`);
 	return r.stdout.toString();
+}
+
+/**
+ * `git add -A` of an agent's work tree into a private index. The agent may be writing as it runs (an
+ * editor saves through a temporary file that vanishes between git's listing and its read): that is
+ * tried again, and if the tree never holds still, `conflict`, which says to try once the writes are
+ * done; never an internal error.
+ */
+export function addWorkTree(args: string[], env: Record<string, string>): void {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			git(args, undefined, env);
+			return;
+		} catch (err) {
+			const racing = /unable to stat|No such file or directory|unable to index file|short read/.test(
+				(err as Error).message,
+			);
+			if (!racing) throw err;
+			if (attempt === 5)
+				throw conflict(
+					"the workspace kept changing while it was being read (files appearing and vanishing): try again once your writes are done",
+				);
+		}
+	}
 }
 
 /** The folder of session `id`'s workspace in the project at `root`. */

@@ -2,11 +2,11 @@
 // commit in the owner's own base.git, through an index of its own, so nothing the agent did to its
 // .git (config, hooks, attributes' drivers, a rewritten history) takes part. Text, binary, modes,
 // deletions and renames, as a git-style patch `git apply` takes.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
-import { failedPrecondition } from "../errors.ts";
-import { blob, git, workspaceDir } from "./create.ts";
+import { failedPrecondition, ToolError } from "../errors.ts";
+import { addWorkTree, blob, git, workspaceDir } from "./create.ts";
 
 export interface WorkspaceChanges {
 	/** The base commit the patch is against. */
@@ -24,8 +24,16 @@ const CHANGE: Record<string, WorkspaceChanges["files"][number]["change"]> = {
 	T: "type_changed",
 };
 
-/** The changes in session `id`'s workspace; failed_precondition when it has none (or it is gone). */
-export function workspaceChanges(root: string, id: string, exclude: readonly string[]): WorkspaceChanges {
+/**
+ * The changes in session `id`'s workspace; failed_precondition when it has none (or it is gone),
+ * resource_exhausted when the patch would be over `maxBytes` (limits.max_patch_bytes): it is
+ * written to a file and measured before it is read, so a huge file costs the owner no memory.
+ */
+export function workspaceChanges(
+	root: string,
+	id: string,
+	o: { exclude: readonly string[]; maxBytes: number },
+): WorkspaceChanges {
 	const dir = workspaceDir(root, id);
 	const work = join(dir, "work");
 	const base = join(dir, "base.git");
@@ -37,19 +45,28 @@ export function workspaceChanges(root: string, id: string, exclude: readonly str
 			},
 		);
 	const index = join(dir, `diff-${process.pid}-${crypto.randomUUID()}.index`);
+	const output = `${index}.patch`;
 	const inBase = ["--git-dir", base, "--work-tree", work];
 	try {
 		const env = { GIT_INDEX_FILE: index };
 		const head = git([...inBase, "rev-parse", "HEAD"], undefined, env).trim();
 		git([...inBase, "read-tree", head], undefined, env);
 		// workspaces.exclude, beside the ignore files the workspace holds: scratch files never proposed.
-		const excludes = exclude.map((p) => `:(exclude,glob)${p}`);
-		git([...inBase, "add", "-A", "--", ".", ...excludes], undefined, env);
-		const patch = git(
-			[...inBase, "diff", "--cached", "--binary", "--full-index", "-M", head],
+		const excludes = o.exclude.map((p) => `:(exclude,glob)${p}`);
+		addWorkTree([...inBase, "add", "-A", "--", ".", ...excludes], env);
+		git(
+			[...inBase, "diff", "--cached", "--binary", "--full-index", "-M", `--output=${output}`, head],
 			undefined,
 			env,
 		);
+		const size = statSync(output).size;
+		if (size > o.maxBytes)
+			throw new ToolError(
+				"resource_exhausted",
+				`the workspace's changes make a patch of ${size} bytes, more than limits.max_patch_bytes (${o.maxBytes}): propose fewer files at once (workspaces.exclude leaves scratch files out), or raise the limit`,
+				{ limit: "limits.max_patch_bytes", max: o.maxBytes, size },
+			);
+		const patch = readFileSync(output, "utf8");
 		const status = git([...inBase, "diff", "--cached", "--name-status", "-z", "-M", head], undefined, env);
 		const parts = status.split("\0").filter((p) => p !== "");
 		const files: WorkspaceChanges["files"] = [];
@@ -63,6 +80,7 @@ export function workspaceChanges(root: string, id: string, exclude: readonly str
 		return { base: head, patch, files };
 	} finally {
 		rmSync(index, { force: true });
+		rmSync(output, { force: true });
 	}
 }
 

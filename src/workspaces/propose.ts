@@ -13,6 +13,11 @@ import { hasWorkspace, scopedFiles } from "./create.ts";
 import { baseHashes, type WorkspaceChanges, workspaceChanges } from "./diff.ts";
 import { type SyncOutcome, syncWorkspace, undoSync } from "./sync.ts";
 
+const limitsOf = (env: Env) => ({
+	exclude: env.rt.config.workspaces.exclude,
+	maxBytes: env.rt.config.limits.max_patch_bytes,
+});
+
 /** The session a call is about: a capability's own, or the one the operator names. */
 async function sessionOf(env: Env, given: string | undefined): Promise<SessionRow> {
 	const who = env.ctx.principal;
@@ -39,7 +44,7 @@ export async function diffWorkspace(a: Args<"workspace.diff">, env: Env) {
 		if (draft && patch !== undefined)
 			return { session_id: session.id, base: "", patch, files: draft.files as WorkspaceChanges["files"] };
 	}
-	const changes = workspaceChanges(env.rt.root, session.id, env.rt.config.workspaces.exclude);
+	const changes = workspaceChanges(env.rt.root, session.id, limitsOf(env));
 	return { session_id: session.id, ...changes };
 }
 
@@ -49,7 +54,7 @@ export async function diffWorkspace(a: Args<"workspace.diff">, env: Env) {
  */
 export async function draftOf(env: Env, sessionId: string): Promise<SessionDraft | undefined> {
 	if (env.rt.config.workspaces.keep === "never" || !hasWorkspace(env.rt.root, sessionId)) return undefined;
-	const changes = workspaceChanges(env.rt.root, sessionId, env.rt.config.workspaces.exclude);
+	const changes = workspaceChanges(env.rt.root, sessionId, limitsOf(env));
 	if (changes.patch === "") return undefined;
 	const { sha256 } = storePatch(env.rt.root, changes.patch);
 	const proposed = await env.rt.store.withTransaction("read", async (tx) => {
@@ -83,7 +88,7 @@ export async function prepareWorkspaceProposal(
 		throw failedPrecondition(`session ${session.id} is bound to no task: nothing to propose for`, {
 			session_id: session.id,
 		});
-	const changes = workspaceChanges(env.rt.root, session.id, env.rt.config.workspaces.exclude);
+	const changes = workspaceChanges(env.rt.root, session.id, limitsOf(env));
 	if (changes.patch === "")
 		throw failedPrecondition(`nothing changed in session ${session.id}'s workspace since its base`, {
 			session_id: session.id,

@@ -15,9 +15,9 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { failedPrecondition } from "../errors.ts";
+import { conflict, failedPrecondition } from "../errors.ts";
 import { copyTree } from "../repo/copy.ts";
-import { blob, GIT_ENV, git, workspaceDir } from "./create.ts";
+import { addWorkTree, blob, GIT_ENV, git, workspaceDir } from "./create.ts";
 
 const PRE_SYNC = "refs/roundtable/pre-sync";
 const PRE_SYNC_BASE = "refs/roundtable/pre-sync-base";
@@ -58,7 +58,7 @@ function writeWork(work: string, path: string, bytes: Buffer | undefined): void 
 function snapshot(base: string, work: string, dir: string): string {
 	const env = { GIT_INDEX_FILE: join(dir, "snapshot.index") };
 	try {
-		git(["--git-dir", base, "--work-tree", work, "add", "-A"], undefined, env);
+		addWorkTree(["--git-dir", base, "--work-tree", work, "add", "-A"], env);
 		const tree = git(["--git-dir", base, "write-tree"], undefined, env).trim();
 		return git(["--git-dir", base, "commit-tree", tree, "-m", "the workspace before a sync"]).trim();
 	} finally {
@@ -82,21 +82,36 @@ export function syncWorkspace(root: string, id: string, files: string[]): SyncOu
 	const dir = workspaceDir(root, id);
 	const work = join(dir, "work");
 	const base = join(dir, "base.git");
-	if (!existsSync(join(base, "HEAD")))
+	if (!existsSync(join(base, "HEAD")) || !existsSync(work))
 		throw failedPrecondition(`session ${id} has no workspace`, { session_id: id });
 	const old = git(["--git-dir", base, "rev-parse", "HEAD"]).trim();
-	// Before anything changes: the work tree and the base it stood on, for undo.
-	git(["--git-dir", base, "update-ref", PRE_SYNC, snapshot(base, work, dir)]);
+	// Before anything changes: the work tree, for undo (its ref is set once the sync has succeeded).
+	const before = snapshot(base, work, dir);
+	const next = commitProject(root, base, dir, old, files);
+	// Only what the project changed between the two bases is looked at: every other file of the
+	// workspace stays as the agent left it (a 20,000-file scope costs one diff-tree, not 40,000 reads).
+	const changed = git(["--git-dir", base, "diff-tree", "-r", "-z", "--no-renames", "--name-only", old, next])
+		.split("\0")
+		.filter((p) => p !== "")
+		.sort();
+	const { outcome, writes } = plan(base, work, dir, old, next, changed);
+	write(work, writes);
+	git(["--git-dir", base, "update-ref", PRE_SYNC, before]);
 	git(["--git-dir", base, "update-ref", PRE_SYNC_BASE, old]);
-	// The new base: the project's current files in scope, committed through a scratch tree.
+	git(["--git-dir", base, "update-ref", "HEAD", next]);
+	renewAgentRepository(base, work);
+	return outcome;
+}
+
+/** The project's current files in scope committed onto `old` in base.git, through a scratch tree. */
+function commitProject(root: string, base: string, dir: string, old: string, files: string[]): string {
 	const scratch = mkdtempSync(join(dir, "sync-"));
-	let next: string;
+	const env = { GIT_INDEX_FILE: join(dir, "sync.index") };
 	try {
 		copyTree(root, scratch, files);
-		const env = { GIT_INDEX_FILE: join(dir, "sync.index") };
 		git(["--git-dir", base, "--work-tree", scratch, "add", "-A"], undefined, env);
 		const tree = git(["--git-dir", base, "write-tree"], undefined, env).trim();
-		next = git([
+		return git([
 			"--git-dir",
 			base,
 			"commit-tree",
@@ -106,63 +121,99 @@ export function syncWorkspace(root: string, id: string, files: string[]): SyncOu
 			"-m",
 			"The project's files this task may read",
 		]).trim();
-		rmSync(env.GIT_INDEX_FILE, { force: true });
 	} finally {
+		rmSync(env.GIT_INDEX_FILE, { force: true });
 		rmSync(scratch, { recursive: true, force: true });
 	}
+}
+
+/** A file the sync replaces: what the agent's copy held when the sync read it, and what it becomes. */
+interface Write {
+	path: string;
+	was: Buffer | undefined;
+	becomes: Buffer | undefined;
+}
+
+const same = (a?: Buffer, b?: Buffer) => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
+
+/** What the sync will write, worked out before anything is written. */
+function plan(base: string, work: string, dir: string, old: string, next: string, changed: string[]) {
 	const outcome: SyncOutcome = { base: next, taken: [], merged: [], conflicts: [] };
-	// Only what the project changed between the two bases is looked at: every other file of the
-	// workspace stays as the agent left it (a 20,000-file scope costs one diff-tree, not 40,000 reads).
-	const changed = git(["--git-dir", base, "diff-tree", "-r", "-z", "--no-renames", "--name-only", old, next])
-		.split("\0")
-		.filter((p) => p !== "");
-	for (const path of changed.sort()) {
+	const writes: Write[] = [];
+	for (const path of changed) {
 		const o = blob(base, old, path);
 		const n = blob(base, next, path);
 		const w = readWork(work, path);
-		const same = (a?: Buffer, b?: Buffer) =>
-			a === undefined ? b === undefined : b !== undefined && a.equals(b);
-		if (same(o, n)) continue; // the project did not change it
+		if (same(o, n) || same(w, n)) continue; // the project did not change it, or both made that change
 		if (same(w, o)) {
-			writeWork(work, path, n); // only the project changed it
+			writes.push({ path, was: w, becomes: n }); // only the project changed it
 			outcome.taken.push(path);
-		} else if (same(w, n))
-			continue; // both made the same change
-		else if (o !== undefined && n !== undefined && w !== undefined) {
-			const temp = mkdtempSync(join(dir, "merge-"));
-			try {
-				for (const [name, bytes] of [
-					["base", o],
-					["theirs", n],
-				] as const)
-					writeFileSync(join(temp, name), bytes);
-				const r = Bun.spawnSync(
-					[
-						"git",
-						"merge-file",
-						"-L",
-						"workspace",
-						"-L",
-						"base",
-						"-L",
-						"project",
-						join(work, path),
-						join(temp, "base"),
-						join(temp, "theirs"),
-					],
-					{ env: GIT_ENV(), stderr: "pipe" },
-				);
-				if (r.exitCode === 0) outcome.merged.push(path);
-				else if (r.exitCode !== null && r.exitCode > 0 && r.exitCode < 128) outcome.conflicts.push(path);
-				else throw new Error(`git merge-file ${path}: ${r.stderr.toString().trim()}`);
-			} finally {
-				rmSync(temp, { recursive: true, force: true });
-			}
+		} else if (o !== undefined && n !== undefined && w !== undefined) {
+			const { bytes, clean } = mergeFile(dir, path, w, o, n);
+			writes.push({ path, was: w, becomes: bytes });
+			(clean ? outcome.merged : outcome.conflicts).push(path);
 		} else outcome.conflicts.push(path); // deleted on one side, changed on the other: the agent's side kept
 	}
-	git(["--git-dir", base, "update-ref", "HEAD", next]);
-	renewAgentRepository(base, work);
-	return outcome;
+	return { outcome, writes };
+}
+
+/** `git merge-file` of the agent's copy, the base and the project's: the result, and whether it is clean. */
+function mergeFile(dir: string, path: string, mine: Buffer, base: Buffer, theirs: Buffer) {
+	const temp = mkdtempSync(join(dir, "merge-"));
+	try {
+		const at = (name: string, bytes: Buffer) => {
+			writeFileSync(join(temp, name), bytes);
+			return join(temp, name);
+		};
+		const r = Bun.spawnSync(
+			[
+				"git",
+				"merge-file",
+				"-p",
+				"-L",
+				"workspace",
+				"-L",
+				"base",
+				"-L",
+				"project",
+				at("mine", mine),
+				at("base", base),
+				at("theirs", theirs),
+			],
+			{ env: GIT_ENV(), stdout: "pipe", stderr: "pipe" },
+		);
+		if (r.exitCode === null || r.exitCode < 0 || r.exitCode >= 128)
+			throw new Error(`git merge-file ${path}: ${r.stderr.toString().trim()}`);
+		return { bytes: Buffer.from(r.stdout), clean: r.exitCode === 0 };
+	} finally {
+		rmSync(temp, { recursive: true, force: true });
+	}
+}
+
+/**
+ * Writes the planned files, each only if the agent's copy is still what the sync read. A file the
+ * agent wrote meanwhile stops the sync before anything is written (or, in the instant between the
+ * check and the writes, puts back what was written): nothing of the agent's is overwritten, and the
+ * workspace is never half-synced. It is `conflict`: sync again once the agent's writes are done.
+ */
+function write(work: string, writes: Write[]): void {
+	const moved = () => writes.filter((w) => !same(readWork(work, w.path), w.was)).map((w) => w.path);
+	const refuse = (paths: string[]) =>
+		conflict(
+			`the workspace changed while it was being synced (${paths.join(", ")}): nothing was synced; sync again once your writes are done`,
+			{ files: paths },
+		);
+	const early = moved();
+	if (early.length > 0) throw refuse(early);
+	const done: Write[] = [];
+	for (const w of writes) {
+		if (!same(readWork(work, w.path), w.was)) {
+			for (const d of done) writeWork(work, d.path, d.was);
+			throw refuse([w.path]);
+		}
+		writeWork(work, w.path, w.becomes);
+		done.push(w);
+	}
 }
 
 /** Puts the work tree and the base back as they were before the last sync. */
@@ -191,7 +242,7 @@ export function undoSync(root: string, id: string): { base: string } {
 function listWork(base: string, work: string, dir: string): string[] {
 	const env = { GIT_INDEX_FILE: join(dir, "list.index") };
 	try {
-		git(["--git-dir", base, "--work-tree", work, "add", "-A"], undefined, env);
+		addWorkTree(["--git-dir", base, "--work-tree", work, "add", "-A"], env);
 		return git(["--git-dir", base, "--work-tree", work, "ls-files", "-z"], undefined, env)
 			.split("\0")
 			.filter((p) => p !== "");

@@ -269,6 +269,20 @@ describe.skipIf(!sandboxed)("a launched agent, in bubblewrap", () => {
 		expect(readFileSync(join(root, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
 	}, 60_000);
 
+	test("changes too big for a draft keep the workspace folder itself, and say where", async () => {
+		const big = "head -c 3000000 /dev/urandom > src/big.bin";
+		const r = await runCli(
+			launchArgs(root, "implementer-1", ["--task", "T-1", "--adapter", "generic"], ["/bin/sh", "-c", big]),
+		);
+		expect(r.code, r.stderr).toBe(0);
+		const session = /session (S-\S+) for/.exec(r.stderr)?.[1] as string;
+		expect(r.stderr).toContain(`could not keep session ${session}'s workspace changes as a draft`);
+		expect(r.stderr).toContain("limits.max_patch_bytes");
+		const kept = new RegExp(`session ${session}'s workspace is kept at (\\S+)`).exec(r.stderr)?.[1] as string;
+		expect(statSync(join(kept, "src/big.bin")).size).toBe(3_000_000);
+		rmSync(dirname(kept), { recursive: true, force: true });
+	}, 60_000);
+
 	test("find / sees the system, its tools, this program, /workspace, /session and its own $HOME — nothing else", async () => {
 		const home = tempDir("rt-agent-home-");
 		const list =

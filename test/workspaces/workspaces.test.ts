@@ -3,6 +3,7 @@
 // workspace.propose through call(): the proposal holds exactly the change, changed files outside the
 // agent's write claims refuse it naming each, and nothing the agent planted in its .git runs.
 import { afterAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallContext } from "../../src/context.ts";
@@ -285,6 +286,66 @@ describe("workspace.diff and workspace.propose", () => {
 		expect(list).toBe("");
 		const log = Bun.spawnSync(["git", "log", "--format=%s"], { cwd: t.ws.work }).stdout.toString();
 		expect(log).toBe("The project's files this task may read\n");
+	});
+});
+
+describe("bad input to a workspace", () => {
+	test("a binary file over limits.max_patch_bytes: resource_exhausted naming the key, nothing stored", async () => {
+		const t = await setup(["src"]);
+		await t.claim("src/blob.bin");
+		writeFileSync(join(t.ws.work, "src/blob.bin"), randomBytes(3 * 1024 * 1024));
+		const err = await t.fails("workspace.propose", { title: "t", summary_md: "s", risk: "low" });
+		expect(err.code).toBe("resource_exhausted");
+		expect(err.message).toContain("limits.max_patch_bytes");
+		expect(((await t.p.call("proposal.list", {})) as { proposals: unknown[] }).proposals).toEqual([]);
+		expect((await allEvents(t.p)).filter((e) => e.type.startsWith("proposal."))).toEqual([]);
+	});
+
+	test("a workspace deleted under the owner: propose and sync are failed_precondition, nothing stored", async () => {
+		const t = await setup(["src"]);
+		await t.claim("src/a.ts");
+		writeFileSync(join(t.ws.work, "src/a.ts"), "export const a = 2;\n");
+		rmSync(t.ws.work, { recursive: true, force: true });
+		for (const tool of ["workspace.propose", "workspace.sync"]) {
+			const args = tool === "workspace.sync" ? {} : { title: "t", summary_md: "s", risk: "low" };
+			const err = await t.fails(tool, args);
+			expect({ tool, code: err.code }).toEqual({ tool, code: "failed_precondition" });
+			expect(err.message).toContain("no workspace");
+		}
+		expect(((await t.p.call("proposal.list", {})) as { proposals: unknown[] }).proposals).toEqual([]);
+	});
+
+	test("a sync while the agent is writing: conflict naming the file, nothing synced, nothing of the agent's lost", async () => {
+		const t = await setup(["src"]);
+		const file = join(t.ws.work, "src/a.ts");
+		writeFileSync(join(t.p.root, "src/a.ts"), "export const a = 3; // the project's\n");
+		// The agent rewrites the file without pause, each time with new bytes (whole, by rename, as
+		// editors save), while the owner syncs.
+		const save = `const fs = require("fs"); for (let i = 0; ; i++) { fs.writeFileSync(process.argv[1] + ".new", "mine " + i + "\\n"); fs.renameSync(process.argv[1] + ".new", process.argv[1]); }`;
+		const writer = Bun.spawn([process.execPath, "-e", save, file]);
+		try {
+			await Bun.sleep(50);
+			const err = await t.fails("workspace.sync", {});
+			expect(err.code).toBe("conflict");
+			expect(err.message).toMatch(
+				/^the workspace (changed while it was being synced \(src\/a.ts\)|kept changing while it was being read)/,
+			);
+		} finally {
+			writer.kill("SIGKILL");
+			await writer.exited;
+		}
+		// Nothing was synced: the base is the old one, there is nothing to undo, b.ts untouched.
+		const last = readFileSync(file, "utf8");
+		expect(last).toMatch(/^mine \d+\n$/);
+		expect((await t.fails("workspace.sync", { undo: true })).message).toContain("no sync to undo");
+		expect(Bun.spawnSync(["git", "log", "--format=%s"], { cwd: t.ws.work }).stdout.toString()).toBe(
+			"The project's files this task may read\n",
+		);
+		// Once the writes are done, the sync goes through and lists the file as a conflict.
+		writeFileSync(file, "mine, finished\n");
+		const synced = await t.as<{ conflicts: string[] }>("workspace.sync", {});
+		expect(synced.conflicts).toEqual(["src/a.ts"]);
+		expect(readFileSync(file, "utf8")).toContain("mine, finished");
 	});
 });
 

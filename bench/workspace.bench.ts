@@ -1,7 +1,8 @@
 // What a task-bound agent's workspace costs at launch, on a 20,000-file git repository: the copy of
 // what the task may read and its private git repository (createWorkspace, the part the launch
 // adds), and `sessions launch` from running the command to the agent's first tools/list, with a
-// scope of 200 files and of all 20,000, beside a launch bound to no task (an empty workspace).
+// scope of 200 files and of all 20,000, beside a launch bound to no task (an empty workspace) and
+// the floor, `cp -a` of the same files (on a slow disk, creating 20,000 files is most of the cost).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,6 +45,16 @@ export async function run(): Promise<void> {
 				`  copy and private git repository, ${label.padEnd(11)} ${fmt(median(times), 0).padStart(6)} ms`,
 			);
 		}
+		// The floor: the filesystem's own copy of the same files, no git at all.
+		const floor: number[] = [];
+		for (let i = 0; i < RUNS; i++) {
+			const to = mkdtempSync(join(tmpdir(), "rt-bench-ws-cp-"));
+			const t = performance.now();
+			Bun.spawnSync(["cp", "-a", join(root, "src"), to]);
+			floor.push(performance.now() - t);
+			rmSync(to, { recursive: true, force: true });
+		}
+		console.log(`  floor: cp -a of the 20,000 files             ${fmt(median(floor), 0).padStart(6)} ms`);
 		initOnAnyPort(root);
 		const config = join(root, ".roundtable/config.yaml");
 		writeFileSync(

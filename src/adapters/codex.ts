@@ -18,14 +18,20 @@ export const codex: Adapter = (base, l) => {
 		["features.plugins", false],
 		["analytics.enabled", false],
 		["check_for_update_on_startup", false],
+		// Inside Roundtable's sandbox Codex's own (bubblewrap again, approvals) is off: the workspace
+		// is the agent's to edit, and nothing else is there to protect. As settings, not the
+		// --dangerously-bypass-approvals-and-sandbox flag, which only some subcommands take.
+		...(l.sandboxed
+			? ([
+					["approval_policy", "never"],
+					["sandbox_mode", "danger-full-access"],
+				] as [string, unknown][])
+			: []),
 	];
 	return {
 		argv: [
 			...base,
 			...settings.flatMap(([key, value]) => ["-c", `${key}=${toml(value)}`]),
-			// Inside Roundtable's sandbox Codex's own (bubblewrap again, approvals) is bypassed: the
-			// workspace is the agent's to edit, and nothing else is there to protect.
-			...(l.sandboxed ? ["--dangerously-bypass-approvals-and-sandbox"] : []),
 			...(l.prompt === undefined ? [] : [l.prompt]),
 		],
 		env: {},

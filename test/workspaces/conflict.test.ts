@@ -12,7 +12,7 @@ import { REPO, runCli, tempDir } from "../_helpers/helpers.ts";
 import { launchArgv, type Owned, ownedProject } from "../_helpers/launch-helpers.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
-const AGENT = join(REPO, "test/fixtures-scripts/scripted-agent.ts");
+const AGENT = join(REPO, "test/fixtures-scripts/driven-agent.ts");
 
 const lines = (change: Record<number, string> = {}) =>
 	`${Array.from({ length: 6 }, (_, i) => change[i] ?? `line ${i}`).join("\n")}\n`;

@@ -2,6 +2,7 @@
 // check and the MCP inspector, each launching the stdio entry that `roundtable init --client …`
 // wrote, with no bun on their PATH, while `roundtable start` runs as the owner. The clients are the
 // pinned npm releases (see real-clients-helpers.ts); a registry that cannot be reached skips them.
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { WORKSPACE_INSIDE } from "../../src/launch/launch.ts";
 import { AGENT_TOOLS, toolsFor } from "../../src/registry/index.ts";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { commitAll, diffOf, MAIN, REPO, readyLine, runCli, tempDir, write } from "../_helpers/helpers.ts";
+import { type ModelServer, serveModel } from "../_helpers/model-server.ts";
 import {
 	bounded,
 	type ClientName,
@@ -21,6 +23,12 @@ import {
 	PINNED,
 	pathWithoutBun,
 } from "../_helpers/real-clients-helpers.ts";
+
+/** Scripted model servers the tests started, stopped at the end. */
+const models: ModelServer[] = [];
+afterAll(() => {
+	for (const m of models) m.stop();
+});
 
 const names = Object.keys(PINNED) as ClientName[];
 const installed = Object.fromEntries(
@@ -301,10 +309,11 @@ describe("launched by `roundtable sessions launch`: the client configured for th
 	}
 
 	/** Points an adapter's command at the installed client (and a subcommand), in the project's config. */
-	function adapterCommand(adapter: string, command: string) {
+	function adapterCommand(adapter: string, command: string, egress?: string[]) {
 		const file = join(root, ".roundtable", "config.yaml");
 		const doc = parseDocument(readFileSync(file, "utf8"));
 		doc.setIn(["adapters", adapter, "command"], command);
+		if (egress) doc.setIn(["adapters", adapter, "egress"], egress);
 		writeFileSync(file, doc.toString());
 	}
 
@@ -363,7 +372,12 @@ describe("launched by `roundtable sessions launch`: the client configured for th
 		async (bin) => {
 			// `claude mcp list` takes no --mcp-config; a print-mode session does, and its first event says
 			// how each MCP server stands before any model is asked (there is none here: it is stopped then).
-			adapterCommand("claude", `${bin} -p hello --output-format stream-json --verbose`);
+			// A scripted model answers at once, so the session ends by itself after its init event.
+			const model = serveModel([]);
+			models.push(model);
+			adapterCommand("claude", `${bin} -p hello --output-format stream-json --verbose`, [
+				`http://127.0.0.1:${model.port}`,
+			]);
 			const { env } = home();
 			const bound = await proposal();
 			const launched = Bun.spawn(
@@ -383,7 +397,7 @@ describe("launched by `roundtable sessions launch`: the client configured for th
 				],
 				{
 					cwd: root,
-					env: { ...env, ANTHROPIC_API_KEY: "sk-ant-not-a-key" },
+					env: { ...env, ANTHROPIC_API_KEY: "sk-ant-not-a-key", ANTHROPIC_BASE_URL: model.url },
 					stdin: "ignore",
 					stdout: "pipe",
 					stderr: "pipe",

@@ -147,6 +147,27 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	);
 	const socket = session.mcp_socket as string;
 	const dir = sessionDir(root, session.id);
+	// Stop signals are listened for from here on, so one that comes while the session is set up is
+	// never this process's death (which would leave the session open and its workspace behind):
+	// before the agent starts it means do not start it; after, it goes to the agent itself
+	// (bubblewrap passes no signal on; the forwarder inside relays it), or to bubblewrap while the
+	// agent cannot be told apart yet. SIGINT from a terminal already reached the agent, which shares
+	// the terminal's group.
+	let child: { kill(signal: NodeJS.Signals): void } | undefined;
+	let agentOf: () => number | undefined = () => undefined;
+	let stopped: NodeJS.Signals | undefined;
+	const forward = (signal: NodeJS.Signals) => {
+		if (!child) {
+			stopped ??= signal;
+			return;
+		}
+		const agent = agentOf();
+		if (agent !== undefined) process.kill(agent, signal);
+		else child.kill(signal);
+	};
+	const stopSignals = ["SIGTERM", "SIGHUP", ...(process.stdin.isTTY ? [] : ["SIGINT"])] as NodeJS.Signals[];
+	const handlers = stopSignals.map((s) => [s, () => forward(s)] as const);
+	for (const [s, h] of handlers) process.on(s, h);
 	let code = 1;
 	let reason = "the launch failed";
 	let proxy: EgressProxy | undefined;
@@ -246,31 +267,28 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 				`roundtable: WARNING: no sandbox (${choice.reason}): the agent runs as you and can read .roundtable/ (the database, the operator's token), use the operator's socket and write the project`,
 			);
 		o.log(`roundtable: session ${session.id} for ${session.agent_id} (${session.role}); socket ${socket}`);
-		const child = Bun.spawn(wrapped.argv, {
+		if (stopped) {
+			wrapped.close();
+			reason = `stopped by ${stopped} before the agent started`;
+			code = 128 + (signalNumber(stopped) ?? 0);
+			return code;
+		}
+		const agentProcess = Bun.spawn(wrapped.argv, {
 			cwd: sandboxed ? workspace : root,
 			env,
 			stdio: ["inherit", "inherit", "inherit", ...wrapped.fds],
 		});
+		child = agentProcess;
+		agentOf = () => (sandboxed ? agentPid(statusFile) : agentProcess.pid);
 		wrapped.close();
-		// bubblewrap passes no signal on: a stop goes to the agent itself (the forwarder, which relays
-		// it). SIGINT from a terminal already reached the agent, which shares the terminal's group.
-		const stopSignals = ["SIGTERM", "SIGHUP", ...(process.stdin.isTTY ? [] : ["SIGINT"])] as NodeJS.Signals[];
-		const forward = (signal: NodeJS.Signals) => () => {
-			const agent = sandboxed ? agentPid(statusFile) : child.pid;
-			if (agent !== undefined) process.kill(agent, signal);
-			else child.kill(signal);
-		};
-		const handlers = stopSignals.map((s) => [s, forward(s)] as const);
-		for (const [s, h] of handlers) process.on(s, h);
-		try {
-			await child.exited;
-		} finally {
-			for (const [s, h] of handlers) process.off(s, h);
-		}
-		code = child.exitCode ?? 128 + (signalNumber(String(child.signalCode)) ?? 0);
-		reason = child.signalCode ? `killed by ${child.signalCode}` : `exit ${child.exitCode}`;
+		await agentProcess.exited;
+		code = agentProcess.exitCode ?? 128 + (signalNumber(String(agentProcess.signalCode)) ?? 0);
+		reason = agentProcess.signalCode
+			? `killed by ${agentProcess.signalCode}`
+			: `exit ${agentProcess.exitCode}`;
 		return code;
 	} finally {
+		for (const [s, h] of handlers) process.off(s, h);
 		proxy?.close();
 		login?.finish();
 		// What the workspace holds that no proposal carries is kept with the session, never lost silently.

@@ -25,6 +25,7 @@ import { capabilityHash, newCapability, principalOf } from "../../src/sessions/c
 import { privateDir, runtimeDir } from "../../src/sessions/paths.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { startSessionSocket } from "../../src/transports/session-socket.ts";
+import { workspaceDir } from "../../src/workspaces/create.ts";
 import { MAIN, makeProject, REPO, runCli, tempDir } from "../_helpers/helpers.ts";
 import {
 	launchArgs,
@@ -367,6 +368,70 @@ test("a stop signal reaches the agent itself, which may finish; its status is th
 	expect(await launched.exited).toBe(7);
 	expect(out).toContain("agent got TERM");
 }, 60_000);
+
+test.skipIf(!sandboxed)(
+	"a stop while the session is set up: the agent never starts, the session closes, its workspace goes",
+	async () => {
+		// A task whose workspace takes a while to copy, so the stop comes while it is made.
+		const files = Object.fromEntries(
+			Array.from({ length: 3000 }, (_, i) => [`src/f${i}.ts`, `export const f = ${i};\n`]),
+		);
+		const owned = await ownedProject(tempDir("rt-launch-stop-"), files);
+		try {
+			const task = {
+				task_id: "T-big",
+				title: "t",
+				body_md: "b",
+				assigned_agent_id: "implementer-1",
+				readable_paths: ["src"],
+			};
+			await runCli([
+				"mcp",
+				"call",
+				"--root",
+				owned.root,
+				"--tool",
+				"task.create",
+				"--args",
+				JSON.stringify(task),
+			]);
+			const launched = Bun.spawn(
+				launchArgv(
+					owned.root,
+					"implementer-1",
+					["--task", "T-big", "--adapter", "generic"],
+					["/bin/sh", "-c", "echo agent started"],
+				),
+				{ stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+			);
+			const sessions = join(owned.root, ".roundtable/sessions");
+			const deadline = Date.now() + 20_000;
+			while (
+				Date.now() < deadline &&
+				!(existsSync(sessions) && readdirSync(sessions).some((d) => d.startsWith("S-")))
+			)
+				await Bun.sleep(2);
+			launched.kill("SIGTERM");
+			expect(await launched.exited).toBe(143);
+			expect(await new Response(launched.stdout).text()).not.toContain("agent started");
+			const listed = await runCli(["sessions", "list", "--root", owned.root]);
+			const session = /^(S-\S+) implementer-1 ended/m.exec(listed.stdout)?.[1] as string;
+			const watched = await runCli(["watch", "--root", owned.root, "--limit", "200", "--json"]);
+			const closed = (
+				JSON.parse(watched.stdout) as { events: { type: string; payload: Record<string, unknown> }[] }
+			).events.find((e) => e.type === "session.closed");
+			expect(closed?.payload).toMatchObject({
+				session_id: session,
+				reason: "stopped by SIGTERM before the agent started",
+			});
+			expect(existsSync(workspaceDir(owned.root, session))).toBe(false);
+		} finally {
+			owned.owner.kill("SIGTERM");
+			await owned.owner.exited;
+		}
+	},
+	60_000,
+);
 
 test("the exit status is the agent's, and a session that could not start is closed", async () => {
 	const r = await runCli([

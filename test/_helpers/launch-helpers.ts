@@ -119,3 +119,17 @@ export function probeOutput<T>(r: { code: number; stdout: string; stderr: string
 	const session = /session (S-\S+) for /.exec(r.stderr)?.[1] as string;
 	return { code: r.code, stderr: r.stderr, session, ...(JSON.parse(line) as T) };
 }
+
+/** A tool called as the operator through `roundtable mcp call` in `root`; its result (throws on failure). */
+export async function operatorCall(root: string, tool: string, args: object) {
+	const r = await runCli(["mcp", "call", "--root", root, "--tool", tool, "--args", JSON.stringify(args)]);
+	if (r.code !== 0) throw new Error(`${tool}: ${r.stderr}`);
+	return JSON.parse(r.stdout);
+}
+
+/** The same call, which must fail: what it printed (the error as JSON). */
+export async function operatorRefusal(root: string, tool: string, args: object): Promise<string> {
+	const r = await runCli(["mcp", "call", "--root", root, "--tool", tool, "--args", JSON.stringify(args)]);
+	expect(r.code).not.toBe(0);
+	return r.stderr;
+}

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir } from "../_helpers/helpers.ts";
-import { type Owned, ownedProject } from "../_helpers/launch-helpers.ts";
+import { type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
 import { type Step, serveModel } from "../_helpers/model-server.ts";
 import { clientEnv, type Installed, install } from "../_helpers/real-clients-helpers.ts";
 
@@ -54,11 +54,7 @@ const CLAIM = mcp("resource.claim", {
 });
 const PROPOSE = mcp("workspace.propose", { title: "a is 2", summary_md: "Sets a to 2.", risk: "low" });
 
-const operator = async (root: string, tool: string, args: object) => {
-	const r = await runCli(["mcp", "call", "--root", root, "--tool", tool, "--args", JSON.stringify(args)]);
-	if (r.code !== 0) throw new Error(`${tool}: ${r.stderr}`);
-	return JSON.parse(r.stdout);
-};
+const operator = operatorCall;
 
 /** A project whose implementer-1 runs `adapter` with `command`, its egress the model server only. */
 async function project(adapter: string, command: string, egress: string) {

@@ -8,8 +8,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
-import { REPO, runCli, tempDir } from "../_helpers/helpers.ts";
-import { launchArgv, type Owned, ownedProject } from "../_helpers/launch-helpers.ts";
+import { REPO, tempDir } from "../_helpers/helpers.ts";
+import {
+	launchArgv,
+	type Owned,
+	operatorCall,
+	operatorRefusal,
+	ownedProject,
+} from "../_helpers/launch-helpers.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 const AGENT = join(REPO, "test/fixtures-scripts/driven-agent.ts");
@@ -23,34 +29,8 @@ afterAll(async () => {
 	await owned?.owner.exited;
 });
 
-const operator = async (tool: string, args: object) => {
-	const r = await runCli([
-		"mcp",
-		"call",
-		"--root",
-		owned?.root as string,
-		"--tool",
-		tool,
-		"--args",
-		JSON.stringify(args),
-	]);
-	if (r.code !== 0) throw new Error(`${tool}: ${r.stderr}`);
-	return JSON.parse(r.stdout);
-};
-const operatorFails = async (tool: string, args: object) => {
-	const r = await runCli([
-		"mcp",
-		"call",
-		"--root",
-		owned?.root as string,
-		"--tool",
-		tool,
-		"--args",
-		JSON.stringify(args),
-	]);
-	expect(r.code).not.toBe(0);
-	return r.stderr;
-};
+const operator = (tool: string, args: object) => operatorCall(owned?.root as string, tool, args);
+const operatorFails = (tool: string, args: object) => operatorRefusal(owned?.root as string, tool, args);
 
 /** Review asked, and the two votes the default policy wants. */
 async function approve(proposal: string) {

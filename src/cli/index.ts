@@ -49,11 +49,21 @@ const COMMANDS: Command[] = [
 	},
 	{
 		name: "start",
-		usage: "roundtable start [--interval 1s]",
+		usage: "roundtable start [--interval 1s] [--address HOST:PORT | --port N]",
 		summary:
 			"Run the project's owner: Streamable HTTP MCP at http://<mcp.http_address>/mcp, the legacy socket, and /healthz. Prints one ready line; SIGINT or SIGTERM drains calls in flight and stops. One owner per project.",
 		flags: {
 			interval: { kind: "duration", value: "DURATION", help: "how often the Chair ticks (default 1s)" },
+			address: {
+				kind: "string",
+				value: "HOST:PORT",
+				help: "where HTTP listens for this run, instead of mcp.http_address",
+			},
+			port: {
+				kind: "integer",
+				value: "N",
+				help: "the port on mcp.http_address's host for this run (0: the system chooses)",
+			},
 		},
 		load: () => import("./start.ts").then((m) => m.start),
 	},

@@ -32,6 +32,8 @@ export interface OwnerOptions {
 	chair: boolean;
 	/** How often the Chair ticks every active run. */
 	intervalMs: number;
+	/** Where HTTP listens for this run, instead of mcp.http_address (`start --address/--port`). */
+	httpAddress?: string;
 	/** Sees every tick report (`run --headless` counts its run's ticks) and every failed tick. */
 	onTick?: (report: TickReport) => void;
 	onTickError?: (runId: string, failed: boolean) => void;
@@ -65,7 +67,7 @@ function listenOrExplain<T>(address: string, listen: () => T): T {
 	} catch (err) {
 		if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
 		throw new Error(
-			`mcp.http_address ${address} is in use (another program, or another project's owner, listens there); set mcp.http_address in .roundtable/config.yaml to a free port, or to 127.0.0.1:0 to let the system choose one (clients find it in .roundtable/owner.json)`,
+			`mcp.http_address ${address} is in use (another program, or another project's owner, listens there); start with --port N (0 lets the system choose) or set mcp.http_address in .roundtable/config.yaml to a free port, or to 127.0.0.1:0 (clients find the port in .roundtable/owner.json)`,
 		);
 	}
 }
@@ -128,9 +130,10 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 				);
 			const live = rt;
 			const store = rt.store;
-			http = listenOrExplain(config.mcp.http_address, () =>
+			const address = options.httpAddress ?? config.mcp.http_address;
+			http = listenOrExplain(address, () =>
 				startHttp(callerOf(live), {
-					address: config.mcp.http_address,
+					address,
 					operatorTokens: operatorTokens(root),
 					loopbackAuth: config.mcp.loopback_auth,
 					identify: (capability) => resolveCapability(store, capability),

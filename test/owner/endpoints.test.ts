@@ -18,8 +18,8 @@ afterAll(async () => {
 	}
 });
 
-async function startOwner(root: string) {
-	const proc = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
+async function startOwner(root: string, flags: string[] = []) {
+	const proc = Bun.spawn([process.execPath, MAIN, "start", "--root", root, ...flags], {
 		stdin: "ignore",
 		stdout: "pipe",
 		stderr: "pipe",
@@ -147,6 +147,7 @@ describe("the URL clients are told", () => {
 			expect(r.code).toBe(1);
 			expect(r.stdout).toBe("");
 			expect(r.stderr).toContain(`mcp.http_address ${address} is in use`);
+			expect(r.stderr).toContain("start with --port N");
 			expect(r.stderr).toContain("127.0.0.1:0");
 			// It gave up cleanly: no owner is advertised, and the next start can take the project.
 			expect(() => read(p.root, ".roundtable/owner.json")).toThrow();
@@ -154,4 +155,39 @@ describe("the URL clients are told", () => {
 			squatter.stop(true);
 		}
 	}, 30_000);
+
+	test("start --port and --address pick where HTTP listens for that run; the config is untouched", async () => {
+		const squatter = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("mine") });
+		try {
+			const taken = `127.0.0.1:${squatter.port}`;
+			const p = await makeProject({ config: `mcp:\n  http_address: ${taken}\n` });
+			p.close();
+			const before = read(p.root, ".roundtable/config.yaml");
+			const byPort = await startOwner(p.root, ["--port", "0"]);
+			expect(new URL(byPort.url).hostname).toBe("127.0.0.1");
+			expect(new URL(byPort.url).port).not.toBe(String(squatter.port));
+			expect(JSON.parse(read(p.root, ".roundtable/owner.json")).http_url).toBe(byPort.url);
+			expect((await fetch(new URL("/healthz", byPort.url))).status).toBe(200);
+			expect(await stop(byPort.proc)).toBe(0);
+			const byAddress = await startOwner(p.root, ["--address", "127.0.0.1:0"]);
+			expect((await fetch(new URL("/healthz", byAddress.url))).status).toBe(200);
+			expect(await stop(byAddress.proc)).toBe(0);
+			expect(read(p.root, ".roundtable/config.yaml")).toBe(before);
+			for (const [flags, says] of [
+				[["--port", "0", "--address", "127.0.0.1:0"], "give --address or --port, not both"],
+				[["--port", "70000"], "--port must be 0 to 65535 (was 70000)"],
+				[["--address", "7117"], "--address must be HOST:PORT, e.g. 127.0.0.1:7117 (was '7117')"],
+				[["--port", "x"], "--port must be an integer"],
+			] as const) {
+				const r = await runCli(["start", "--root", p.root, ...flags]);
+				expect({ flags, code: r.code, says: r.stderr.includes(says) }, r.stderr).toEqual({
+					flags,
+					code: 2,
+					says: true,
+				});
+			}
+		} finally {
+			squatter.stop(true);
+		}
+	}, 60_000);
 });

@@ -38,6 +38,10 @@ export const init: CommandRun = {
 				? `initialized roundtable in ${report.root}`
 				: `roundtable is already initialized in ${report.root}; nothing changed`,
 		);
+		if (report.trackedClientFiles.length > 0)
+			out.push(
+				`do not commit the roundtable entry in ${report.trackedClientFiles.join(" and ")}: git tracks ${report.trackedClientFiles.length === 1 ? "it" : "them"}, and the entry holds this machine's absolute paths`,
+			);
 		process.stdout.write(`${out.join("\n")}\n`);
 		return 0;
 	},

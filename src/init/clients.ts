@@ -66,3 +66,21 @@ function claudeConfig(existing: string | undefined, root: string): string {
 export function clientConfig(client: Client, existing: string | undefined, root: string): string {
 	return client === "codex" ? codexConfig(existing, root) : claudeConfig(existing, root);
 }
+
+/** The block init adds to the project's .gitignore for the client files it wrote. */
+const IGNORE_HEADER =
+	"# Roundtable's MCP client entries: absolute paths of this machine (roundtable init --client)";
+
+/**
+ * `.gitignore` with each of `rels` listed (anchored at the top), added under one header; the file as
+ * it was when every one is listed already.
+ */
+export function gitignoreWith(existing: string | undefined, rels: readonly string[]): string {
+	const text = existing ?? "";
+	const lines = new Set(text.split("\n").map((l) => l.trim()));
+	const missing = rels.filter((rel) => !lines.has(`/${rel}`) && !lines.has(rel));
+	if (missing.length === 0) return text;
+	const head = text === "" || text.endsWith("\n") ? text : `${text}\n`;
+	const header = lines.has(IGNORE_HEADER) ? "" : `${head === "" ? "" : "\n"}${IGNORE_HEADER}\n`;
+	return `${head}${header}${missing.map((rel) => `/${rel}`).join("\n")}\n`;
+}

@@ -16,7 +16,7 @@ import { findOwner } from "../owner/presence.ts";
 import { policyMarkdown } from "../policy/defaults.ts";
 import type { Result } from "../registry/index.ts";
 import { openRuntime } from "../runtime.ts";
-import { CLIENT_FILES, type Client, clientConfig } from "./clients.ts";
+import { CLIENT_FILES, type Client, clientConfig, gitignoreWith } from "./clients.ts";
 import { CONFIG_TEMPLATE } from "./config-template.ts";
 import {
 	agentManifest,
@@ -40,6 +40,18 @@ export interface InitReport {
 	agents: Result<"config.sync_agents">;
 	/** False when the project was already initialized exactly like this. */
 	changed: boolean;
+	/** Client files init wrote that git tracks: not ignored, so the report says not to commit them. */
+	trackedClientFiles: string[];
+}
+
+/** Whether git tracks `rel` in the repository at `root` (false where there is no git or no repository). */
+function gitTracks(root: string, rel: string): boolean {
+	const r = Bun.spawnSync(["git", "ls-files", "--error-unmatch", "--", rel], {
+		cwd: root,
+		stdout: "ignore",
+		stderr: "ignore",
+	});
+	return r.exitCode === 0;
 }
 
 function readState(root: string): Record<string, string> {
@@ -172,6 +184,16 @@ export async function initProject(
 			action: writeMerged(root, rel, (before) => clientConfig(client, before, root)),
 		});
 	}
+	// The client files hold this machine's paths: kept out of git, unless git already tracks one
+	// (a team's shared .mcp.json), which the report names instead.
+	const clientFiles = (options.clients ?? []).map((c) => CLIENT_FILES[c]);
+	const tracked = clientFiles.filter((rel) => gitTracks(root, rel));
+	const untracked = clientFiles.filter((rel) => !tracked.includes(rel));
+	if (untracked.length > 0)
+		report.push({
+			path: ".gitignore",
+			action: writeMerged(root, ".gitignore", (b) => gitignoreWith(b, untracked)),
+		});
 	if (JSON.stringify(written) !== JSON.stringify(stateBefore)) writeState(root, written);
 	// The operator's HTTP token (a secret, so no starter file): made once, kept across inits.
 	ensureOperatorToken(root);
@@ -186,5 +208,5 @@ export async function initProject(
 	const changed =
 		report.some((f) => f.action !== "unchanged" && f.action !== "kept") ||
 		Object.values(agents).some((ids) => ids.length > 0);
-	return { root, files: report, agents, changed };
+	return { root, files: report, agents, changed, trackedClientFiles: tracked };
 }

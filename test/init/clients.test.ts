@@ -343,3 +343,40 @@ describe("--client validation", () => {
 		expect(r.stderr).toContain("--client needs a value");
 	});
 });
+
+describe("the client files stay out of git", () => {
+	const git = (root: string, ...args: string[]) =>
+		Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root });
+
+	test("init --client adds them to .gitignore, once, beside what it held; git then ignores them", async () => {
+		const root = project();
+		git(root, "init", "-q");
+		put(root, ".gitignore", "node_modules/");
+		ok(await init(root, ["--client", "codex,claude"]));
+		expect(read(root, ".gitignore")).toBe(
+			"node_modules/\n\n# Roundtable's MCP client entries: absolute paths of this machine (roundtable init --client)\n/.codex/config.toml\n/.mcp.json\n",
+		);
+		const status = git(root, "status", "--porcelain", "--untracked-files=all").stdout.toString();
+		expect(status).not.toContain(CODEX);
+		expect(status).not.toContain(CLAUDE);
+		// Again: nothing more is added.
+		const again = ok(await init(root, ["--client", "codex,claude"]));
+		expect(again.stdout).not.toContain(".gitignore");
+		expect(read(root, ".gitignore").match(/\/\.mcp\.json/g)).toHaveLength(1);
+	});
+
+	test("a client file git already tracks (a team's .mcp.json) is named at the end: do not commit our entry", async () => {
+		const root = project();
+		git(root, "init", "-q");
+		put(root, CLAUDE, '{"mcpServers":{"team":{"command":"team-server"}}}\n');
+		git(root, "add", CLAUDE);
+		git(root, "commit", "-qm", "team servers");
+		const r = ok(await init(root, ["--client", "codex,claude"]));
+		const lines = r.stdout.trim().split("\n");
+		expect(lines.at(-1)).toBe(
+			"do not commit the roundtable entry in .mcp.json: git tracks it, and the entry holds this machine's absolute paths",
+		);
+		expect(read(root, ".gitignore")).toContain("/.codex/config.toml\n");
+		expect(read(root, ".gitignore")).not.toContain(".mcp.json");
+	});
+});

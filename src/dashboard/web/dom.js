@@ -139,7 +139,11 @@ export function idLink(id, route) {
  * row into a card, labelling each cell from its data-label.
  */
 export function table(columns, rows, { empty = "Nothing here.", rowClass, detail, label } = {}) {
-	if (rows.length === 0) return h("p", { class: "empty", text: empty });
+	// `empty` is text, or nodes (a command shown as code).
+	if (rows.length === 0)
+		return typeof empty === "string"
+			? h("p", { class: "empty", text: empty })
+			: h("p", { class: "empty" }, empty);
 	const body = [];
 	for (const row of rows) {
 		body.push(

@@ -117,7 +117,10 @@ export function overview(app) {
 					["Convergence", (r) => r.convergence ?? h("span", { class: "muted", text: "not checked yet" })],
 				],
 				[...s.runs].sort(byNewest),
-				{ empty: "No runs. `roundtable run --goal …` opens one.", label: "Runs" },
+				{
+					empty: ["No runs. ", h("code", { text: "roundtable run --goal …" }), " opens one."],
+					label: "Runs",
+				},
 			),
 			{ count: s.runs.length, id: "runs" },
 		),

@@ -315,7 +315,13 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 
 	async function route(req: Request, started: number): Promise<Response> {
 		const verdict = checkRequest(req.headers, guard);
-		if (!verdict.ok) return rpcError(verdict.status, -32000, verdict.message);
+		if (!verdict.ok) {
+			// A browser refused on the dashboard's paths gets a page (or its API's error), not JSON-RPC.
+			const refused = URL.parse(req.url)?.pathname;
+			if (refused !== undefined && dashboard.serves(refused))
+				return dashboard.refused(refused, verdict.message);
+			return rpcError(verdict.status, -32000, verdict.message);
+		}
 		if (stopping) return rpcError(503, -32000, "the owner is shutting down");
 		// The guard checked the Host, so Bun's URL parses; a request line that still does not is the
 		// client's fault, not ours.

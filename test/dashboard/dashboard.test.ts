@@ -485,4 +485,70 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		// The first session is untouched.
 		expect(await page.evaluate(async () => (await fetch("/api/state")).status)).toBe(200);
 	}, 30_000);
+
+	test("the sign-in form: a wrong token gets a page that says so; the operator's token typed in signs in, after the one-time link was spent", async () => {
+		const token = readFileSync(join(root, ".roundtable", "operator.token"), "utf8").trim();
+		const other = await browser.newContext();
+		try {
+			const p = await other.newPage();
+			const problems = await watchPage(p);
+			// The one-time link was used by the first page: it opens nothing now.
+			await p.goto(owner.login);
+			expect(await p.textContent(".login-error")).toContain("a one-time link works once");
+			await p.fill("input[name=token]", "not-the-token");
+			await p.click("button[type=submit]");
+			await p.waitForSelector(".login-error");
+			expect(await p.textContent(".login-error")).toBe("That token does not open the dashboard.");
+			expect(await p.getAttribute("input[name=token]", "type")).toBe("password");
+			await p.fill("input[name=token]", token);
+			await p.click("button[type=submit]");
+			await p.waitForSelector("main .view");
+			expect(p.url()).toBe(`${owner.base}/`);
+			expect(await p.evaluate(async () => (await fetch("/api/state")).status)).toBe(200);
+			expect(problems.problems.every((m) => /status of 401/.test(m))).toBe(true);
+		} finally {
+			await other.close();
+		}
+	}, 30_000);
+
+	test("the sign-in form posted from another origin, or from a sandboxed page (Origin: null), opens nothing and says why", async () => {
+		const token = readFileSync(join(root, ".roundtable", "operator.token"), "utf8").trim();
+		const form = `<form method="post" action="${owner.base}/login"><input name="token" value="${token}"></form><script>document.forms[0].submit()</script>`;
+		const evil = Bun.serve({
+			hostname: "127.0.0.1",
+			port: 0,
+			fetch: (req) =>
+				new Response(
+					new URL(req.url).pathname === "/sandboxed"
+						? `<iframe sandbox="allow-forms allow-scripts allow-top-navigation" srcdoc="${form.replaceAll('"', "&quot;")}"></iframe>`
+						: form,
+					{ headers: { "content-type": "text/html" } },
+				),
+		});
+		const other = await browser.newContext();
+		try {
+			for (const where of ["/", "/sandboxed"]) {
+				const p = await other.newPage();
+				const answered = p.waitForResponse((r) => r.url() === `${owner.base}/login`);
+				await p.goto(`http://127.0.0.1:${evil.port}${where}`);
+				const r = await answered;
+				expect({ where, status: r.status(), type: r.headers()["content-type"] }).toEqual({
+					where,
+					status: 403,
+					type: "text/html; charset=utf-8",
+				});
+				expect(r.headers()["set-cookie"]).toBeUndefined();
+				// The top-level page shows why (a framed one may not be shown at all: frame-ancestors 'none').
+				if (where === "/") {
+					await p.waitForSelector(".login-error");
+					expect(await p.textContent(".login-error")).toBe("Sign in from the dashboard's own page.");
+				}
+				await p.close();
+			}
+			expect((await other.cookies()).filter((c) => c.name === "rt_session")).toEqual([]);
+		} finally {
+			await other.close();
+			evil.stop(true);
+		}
+	}, 30_000);
 });

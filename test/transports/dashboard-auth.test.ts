@@ -76,7 +76,7 @@ describe("logging in", () => {
 		expect(res.headers.get("location")).toBe("/");
 		expect(res.headers.get("set-cookie")).toMatch(COOKIE);
 		expect(res.headers.get("cache-control")).toBe("no-store");
-		expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+		expect(res.headers.get("referrer-policy")).toBe("same-origin");
 		const app = await first.get("/");
 		expect(app.status).toBe(200);
 		expect(await app.text()).toBe(INDEX);
@@ -270,7 +270,7 @@ describe("the API's doors", () => {
 		}
 	});
 
-	test("every dashboard response carries the CSP, nosniff and no-referrer; /api and the login are not cached", async () => {
+	test("every dashboard response carries the CSP, nosniff and a same-origin referrer policy; /api and the login are not cached", async () => {
 		const b = await signedIn();
 		const anon = new Browser(base);
 		const responses: [string, Response, string | null][] = [
@@ -290,7 +290,7 @@ describe("the API's doors", () => {
 			const h = res.headers;
 			expect({ what, csp: h.get("content-security-policy") }).toEqual({ what, csp: CSP });
 			expect({ what, nosniff: h.get("x-content-type-options") }).toEqual({ what, nosniff: "nosniff" });
-			expect({ what, referrer: h.get("referrer-policy") }).toEqual({ what, referrer: "no-referrer" });
+			expect({ what, referrer: h.get("referrer-policy") }).toEqual({ what, referrer: "same-origin" });
 			expect({ what, frame: h.get("x-frame-options") }).toEqual({ what, frame: "DENY" });
 			if (cache) expect({ what, cache: h.get("cache-control") }).toEqual({ what, cache });
 			await res.body?.cancel();

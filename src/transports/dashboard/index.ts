@@ -42,6 +42,8 @@ export interface Dashboard {
 	/** Whether a path is the dashboard's: it is answered before any bearer check. */
 	serves(path: string): boolean;
 	handle(req: Request, path: string, started: number): Promise<Response>;
+	/** The answer to a request of its path that the Host/Origin guard refused (`message` says why). */
+	refused(path: string, message: string): Response;
 	/** The URL that logs a browser in once: `<origin>/?token=<one-time token>`. */
 	loginUrl(origin: string): string;
 	/** Ends every event stream: the owner is stopping. */
@@ -254,6 +256,14 @@ export function createDashboard(caller: Caller, options: DashboardOptions): Dash
 			} catch (err) {
 				res = toolErrorResponse(err);
 			}
+			return secured(res);
+		},
+		refused(path, message) {
+			// A browser's page gets a page it can show; the app's API its JSON error.
+			const res =
+				path === "/" || path === "/login"
+					? html(loginPage("Sign in from the dashboard's own page."), 403)
+					: apiError(403, "permission_denied", message);
 			return secured(res);
 		},
 		loginUrl: (origin) => `${origin}/?token=${auth.loginToken}`,

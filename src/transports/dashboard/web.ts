@@ -1,4 +1,6 @@
-// What every dashboard response shares: the security headers (CSP, nosniff, no referrer, no framing,
+// What every dashboard response shares: the security headers (CSP, nosniff, no referrer to another
+// origin (same-origin, so a browser's own form post carries the real Origin: with no-referrer
+// Chromium sends `Origin: null`, which is refused), no framing,
 // no caching unless said), JSON bodies and the `{error:{code,message,details}}` shape tool errors
 // take here, the HTTP status each error code maps to, same-origin checks, and a bounded body reader.
 import { asToolError, type ErrorCode, ToolError } from "../../errors.ts";
@@ -12,7 +14,7 @@ export function secured(res: Response, cache = "no-store"): Response {
 	const h = res.headers;
 	h.set("content-security-policy", CSP);
 	h.set("x-content-type-options", "nosniff");
-	h.set("referrer-policy", "no-referrer");
+	h.set("referrer-policy", "same-origin");
 	h.set("x-frame-options", "DENY");
 	h.set("cross-origin-opener-policy", "same-origin");
 	h.set("cross-origin-resource-policy", "same-origin");

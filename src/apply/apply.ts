@@ -89,6 +89,7 @@ export function applyProposal(env: Env, a: Args<"patch.apply">, key: Key<Result<
 						applied_at: now,
 						reason_md: null,
 						files: entries,
+						gates: report.gates,
 					},
 					now,
 				);

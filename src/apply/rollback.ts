@@ -102,6 +102,7 @@ export function rollbackTransaction(env: Env, a: Args<"patch.rollback">, key: Ke
 						applied_at: now,
 						reason_md: a.reason_md ?? null,
 						files: entries,
+						gates: null,
 					},
 					now,
 				);

@@ -741,4 +741,15 @@ CREATE TABLE session_drafts (
 );
 `,
 	},
+	{
+		version: 18,
+		name: "an apply's gates as they stood when it was applied",
+		sql: `
+-- What patch.validate said of the revision at the moment it was applied, as JSON [{gate, ok,
+-- reason}]: afterwards the same checks fail for the plain reason that it was applied (its patch no
+-- longer applies, its claims are released), so the record of why it was allowed is kept here.
+-- NULL for a rollback and for transactions from before this column.
+ALTER TABLE transactions ADD COLUMN gates TEXT;
+`,
+	},
 ];

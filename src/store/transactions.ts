@@ -2,13 +2,18 @@ import type { TransactionRecord } from "../vocabulary/records.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =
-	"id, kind, proposal_id, run_id, patch_revision, patch_sha256, status, rolls_back, applied_by, applied_at, reason_md, files, revision, created_at, updated_at";
+	"id, kind, proposal_id, run_id, patch_revision, patch_sha256, status, rolls_back, applied_by, applied_at, reason_md, files, gates, revision, created_at, updated_at";
 
-interface TransactionRow extends Omit<TransactionRecord, "files"> {
+interface TransactionRow extends Omit<TransactionRecord, "files" | "gates"> {
 	files: string;
+	gates: string | null;
 }
 
-const toRecord = (r: TransactionRow): TransactionRecord => ({ ...r, files: JSON.parse(r.files) });
+const toRecord = (r: TransactionRow): TransactionRecord => ({
+	...r,
+	files: JSON.parse(r.files),
+	gates: r.gates === null ? null : JSON.parse(r.gates),
+});
 
 export type NewTransaction = Omit<TransactionRecord, "status" | "revision" | "created_at" | "updated_at">;
 
@@ -22,7 +27,7 @@ export const transactionQueries = (c: Conn) => ({
 		return toRecord(
 			c.get<TransactionRow>(
 				`INSERT INTO transactions (id, kind, proposal_id, run_id, patch_revision, patch_sha256, status, rolls_back, applied_by,
-				 applied_at, reason_md, files, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'applied', ?, ?, ?, ?, ?, ?, ?)
+				 applied_at, reason_md, files, gates, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'applied', ?, ?, ?, ?, ?, ?, ?, ?)
 				 RETURNING ${COLUMNS}`,
 				t.id,
 				t.kind,
@@ -35,6 +40,7 @@ export const transactionQueries = (c: Conn) => ({
 				t.applied_at,
 				t.reason_md,
 				JSON.stringify(t.files),
+				t.gates === null ? null : JSON.stringify(t.gates),
 				now,
 				now,
 			) as TransactionRow,

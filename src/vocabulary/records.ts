@@ -456,6 +456,8 @@ export const transactionRecord = lazy(() =>
 		reason_md: "string | null",
 		/** Every touched path, before and after (null: absent). */
 		files: type({ path: "string", before: fileState().or("null"), after: fileState().or("null") }).array(),
+		/** An apply's gates as they stood when it was applied; null for a rollback (or an older apply). */
+		gates: type({ gate: "string", ok: "boolean", reason: "string" }).array().or("null"),
 		revision,
 		created_at: timestamp,
 		updated_at: timestamp,

@@ -62,6 +62,9 @@ async function shot(name: string, p = page) {
 	await p.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
 }
 
+/** A panel of a view, by the id its heading carries. */
+const panel = (id: string) => `section[aria-labelledby="${id}-h"]`;
+
 /** Goes to a view by its hash and waits until that view (not the one before) is drawn. */
 async function show(hash: string, p = page) {
 	await p.evaluate((h) => {
@@ -271,6 +274,32 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		expect(watch.problems).toEqual([]);
 	}, 30_000);
 
+	test("an applied proposal shows applied, the gates it was applied under, its transaction with Roll back; its task shows it", async () => {
+		await show(`#/proposals/${seeded.docs}`);
+		expect(await page.textContent(".proposal-head .meta .pill")).toBe("applied");
+		expect(await page.textContent(`${panel("p-gates")} .gate-summary`)).toContain(
+			"the gates as they stood when TX-…",
+		);
+		const marks = await page.$$eval(`${panel("p-gates")} li.gate`, (els) => els.map((e) => e.className));
+		expect(marks.length).toBeGreaterThan(3);
+		expect(marks.filter((c) => c !== "gate ok")).toEqual([]);
+		expect(await page.textContent(`${panel("p-applied")} .applied-${seeded.docsTx}`)).toContain("applied");
+		expect(await page.locator(panel("p-applied")).getByRole("button", { name: "Roll back…" }).count()).toBe(
+			1,
+		);
+		await shot("proposal-applied");
+		const { proposal } = (await mcp("proposal.get", { proposal_id: seeded.docs })) as {
+			proposal: { task_id: string };
+		};
+		expect(
+			((await mcp("task.get", { task_id: proposal.task_id })) as { task: { status: string } }).task.status,
+		).toBe("done");
+		await show("#/tasks");
+		await page.click('[data-key="filter:all"]');
+		expect(await page.textContent(`.task-${proposal.task_id} .task-proposal`)).toContain("applied");
+		expect(watch.problems).toEqual([]);
+	}, 30_000);
+
 	test("a rollback clicked on the page rolls the transaction back, with its reason", async () => {
 		await show("#/transactions");
 		await page.getByRole("button", { name: "Roll back…" }).click();
@@ -284,6 +313,18 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		expect(state.transactions.find((t) => t.rolls_back === seeded.docsTx)?.reason_md).toBe(
 			"The one-liner says too little.",
 		);
+		expect(watch.problems).toEqual([]);
+	}, 30_000);
+
+	test("a rolled-back proposal says so, and by which transaction", async () => {
+		await show(`#/proposals/${seeded.docs}`);
+		await page.waitForSelector(`${panel("p-applied")} .rolled-back`);
+		expect(await page.textContent(".proposal-head .meta .pill")).toBe("rolled back");
+		expect(await page.textContent(`${panel("p-applied")} .rolled-back`)).toContain("Rolled back in");
+		expect(await page.locator(panel("p-applied")).getByRole("button", { name: "Roll back…" }).count()).toBe(
+			0,
+		);
+		expect(await page.textContent(`${panel("p-gates")} .gate-summary`)).toContain("as applied");
 		expect(watch.problems).toEqual([]);
 	}, 30_000);
 

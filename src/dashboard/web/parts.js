@@ -1,6 +1,6 @@
 // Small pieces the list views share: status groups, newest-first order, a row's show/hide button
 // (its state kept in ui.open so a live redraw keeps it), and an agent's name.
-import { h } from "./dom.js";
+import { h, pill } from "./dom.js";
 
 export const count = (list, test) => list.filter(test).length;
 export const OPEN_WORK = new Set(["open", "in_progress", "blocked"]);
@@ -26,3 +26,10 @@ export function toggle(app, key, label, cls = "linkish") {
 
 export const who = (id) =>
 	id ? h("span", { class: "who", text: id }) : h("span", { class: "muted", text: "—" });
+
+/** A proposal's status as a person reads it: an accepted proposal is one that was applied. */
+export function proposalStatus(p) {
+	if (p.status === "accepted") return pill("applied", "ok");
+	if (p.status === "rolled_back") return pill("rolled back", "warn");
+	return pill(p.status);
+}

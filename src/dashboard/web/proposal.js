@@ -2,9 +2,10 @@
 // how sure, why), its human approvals with Approve / Reject, the diff of any revision (unified or side by
 // side) with security findings on their lines, and that revision's test runs (sandbox; log when opened).
 import { getLog } from "./api.js";
-import { approvalActions } from "./decisions.js";
+import { approvalActions, rollbackAction } from "./decisions.js";
 import { parseDiff, renderDiff } from "./diff.js";
 import { h, idLink, markdown, pill, section, shortId, table, time } from "./dom.js";
+import { proposalStatus } from "./parts.js";
 
 async function loadLog(app, id, more = false) {
 	const log = app.ui.logs[id] ?? { text: "", next: 0 };
@@ -60,14 +61,34 @@ function segmented(label, options, current, choose) {
 
 function gatesPanel(gates) {
 	if (!gates) return h("p", { class: "empty", text: "No gate report." });
+	// An applied proposal's gates are those it was applied under (checked now, they would fail only
+	// because it was applied).
+	const asOf = gates.as_of;
+	if (asOf && (gates.gates ?? []).length === 0)
+		return h("p", {
+			class: "empty",
+			text: `Applied in ${asOf.transaction_id}, before its gates were recorded.`,
+		});
 	return [
-		h(
-			"p",
-			{ class: "gate-summary" },
-			pill(gates.valid ? "valid" : "invalid", gates.valid ? "ok" : "bad"),
-			" ",
-			pill(gates.approvable ? "approvable" : "not approvable", gates.approvable ? "ok" : "bad"),
-		),
+		asOf
+			? h(
+					"p",
+					{ class: "gate-summary" },
+					pill("as applied", "ok"),
+					" ",
+					h("span", {
+						class: "muted",
+						text: `the gates as they stood when ${asOf.transaction_id} applied it, `,
+					}),
+					time(asOf.applied_at),
+				)
+			: h(
+					"p",
+					{ class: "gate-summary" },
+					pill(gates.valid ? "valid" : "invalid", gates.valid ? "ok" : "bad"),
+					" ",
+					pill(gates.approvable ? "approvable" : "not approvable", gates.approvable ? "ok" : "bad"),
+				),
 		h(
 			"ul",
 			{ class: "gates" },
@@ -82,6 +103,49 @@ function gatesPanel(gates) {
 			),
 		),
 	];
+}
+
+/** Its transactions: each apply (with Roll back while it stands) and the rollback that undid it. */
+function appliedPanel(app, transactions) {
+	const byId = new Map(transactions.map((t) => [t.id, t]));
+	const undoneBy = new Map(transactions.filter((t) => t.rolls_back).map((t) => [t.rolls_back, t]));
+	return h(
+		"ul",
+		{ class: "applied" },
+		transactions
+			.filter((t) => t.kind === "apply")
+			.map((t) => {
+				const back = undoneBy.get(t.id);
+				return h(
+					"li",
+					{ class: `applied-row applied-${t.id}` },
+					h(
+						"p",
+						{},
+						pill(t.status === "applied" ? "applied" : "rolled back", t.status === "applied" ? "ok" : "warn"),
+						" ",
+						idLink(t.id, "transactions"),
+						h("span", {
+							class: "muted",
+							text: ` r${t.patch_revision} · ${t.files.length} file${t.files.length === 1 ? "" : "s"} · by ${t.applied_by} `,
+						}),
+						time(t.applied_at),
+					),
+					back && byId.has(back.id)
+						? h(
+								"p",
+								{ class: "rolled-back" },
+								"Rolled back in ",
+								idLink(back.id, "transactions"),
+								h("span", { class: "muted", text: ` by ${back.applied_by} ` }),
+								time(back.applied_at),
+								back.reason_md ? [": ", markdown(back, "reason_md")] : null,
+							)
+						: null,
+					rollbackAction(app, t),
+				);
+			}),
+	);
 }
 
 function votesPanel(votes, current) {
@@ -209,7 +273,15 @@ export function proposalView(app, id) {
 				text: d.error ?? `Loading ${id}…`,
 			}),
 		);
-	const { proposal: p, revisions = [], votes = [], security_reviews = [], test_runs = [], gates } = d.data;
+	const {
+		proposal: p,
+		revisions = [],
+		votes = [],
+		security_reviews = [],
+		test_runs = [],
+		gates,
+		transactions = [],
+	} = d.data;
 	const ui = app.ui;
 	const latest = revisions.reduce((m, r) => Math.max(m, r.number), p.patch_revision);
 	const rev = ui.revision[id] ?? latest;
@@ -230,7 +302,7 @@ export function proposalView(app, id) {
 			h(
 				"p",
 				{ class: "meta" },
-				pill(p.status),
+				proposalStatus(p),
 				" ",
 				pill(`${p.risk} risk`, p.risk === "high" || p.risk === "critical" ? "bad" : "none"),
 				" by ",
@@ -275,6 +347,9 @@ export function proposalView(app, id) {
 					),
 					{ count: approvals.length, id: "p-approvals" },
 				)
+			: null,
+		transactions.length > 0
+			? section("Applied", appliedPanel(app, transactions), { id: "p-applied", count: transactions.length })
 			: null,
 		h(
 			"div",

@@ -1,7 +1,7 @@
 // The work in progress: tasks (filtered by status, each body shown on demand), claims (expiring
 // soon, active, suspended) and the proposals list that leads to each proposal's detail.
 import { h, idLink, markdown, pill, section, table, time } from "./dom.js";
-import { byNewest, count, OPEN_PROPOSAL, OPEN_WORK, toggle, who } from "./parts.js";
+import { byNewest, count, OPEN_PROPOSAL, OPEN_WORK, proposalStatus, toggle, who } from "./parts.js";
 
 // ---- tasks --------------------------------------------------------------------------------------
 
@@ -27,6 +27,10 @@ export function tasks(app) {
 			(t) => filter === "all" || (filter === "open work" ? OPEN_WORK.has(t.status) : t.status === filter),
 		)
 		.sort((a, b) => a.priority - b.priority || (a.created_at < b.created_at ? -1 : 1)); // the store's order
+	// Each task's proposals, newest first: an applied one shows the task's work has landed.
+	const byTask = new Map();
+	for (const p of [...s.proposals].sort(byNewest))
+		byTask.set(p.task_id, [...(byTask.get(p.task_id) ?? []), p]);
 	return h(
 		"div",
 		{ class: "view" },
@@ -39,6 +43,13 @@ export function tasks(app) {
 						["ID", (t) => idLink(t.id)],
 						["Title", (t) => toggle(app, `task:${t.id}`, t.title), "wide"],
 						["Status", (t) => pill(t.status)],
+						[
+							"Proposals",
+							(t) =>
+								(byTask.get(t.id) ?? []).map((p) =>
+									h("span", { class: "task-proposal" }, idLink(p.id, "proposals"), " ", proposalStatus(p)),
+								),
+						],
 						["Assignee", (t) => who(t.assigned_agent_id)],
 						["Run", (t) => idLink(t.run_id)],
 						["Risk", (t) => pill(t.risk, t.risk === "high" || t.risk === "critical" ? "bad" : "none")],
@@ -133,7 +144,7 @@ export function proposals(app) {
 						(p) => h("a", { href: `#/proposals/${encodeURIComponent(p.id)}`, text: p.title }),
 						"wide",
 					],
-					["Status", (p) => pill(p.status)],
+					["Status", (p) => proposalStatus(p)],
 					["Risk", (p) => pill(p.risk, p.risk === "high" || p.risk === "critical" ? "bad" : "none")],
 					["Author", (p) => who(p.agent_id)],
 					["Task", (p) => idLink(p.task_id)],

@@ -78,15 +78,28 @@ export async function proposalView(call: OperatorCall, id: string) {
 	const votes = await allVotes(call, id);
 	const { test_runs } = await call("test.list", { proposal_id: id, limit: 1000 });
 	const state = await call("table.get_state", {});
-	// A proposal patch.validate cannot check (its patch gone, say) is still shown, with why.
-	const gates = await call("patch.validate", { proposal_id: id }).catch((err) => ({
-		valid: false,
-		approvable: false,
-		gates: [],
-		error: asToolError(err).toJSON(),
-	}));
 	const mine = <R extends { proposal_id: string | null }>(rows: R[]) =>
 		rows.filter((r) => r.proposal_id === id);
+	// Once applied, its gates are those it was applied under: checked now they would fail only because
+	// it was applied (its patch no longer applies, its claims were released). Else checked now; one
+	// patch.validate cannot check (its patch gone, say) is still shown, with why.
+	const applied = mine(state.transactions)
+		.filter((t) => t.kind === "apply")
+		.at(-1);
+	const gates =
+		applied && (got.proposal.status === "accepted" || got.proposal.status === "rolled_back")
+			? {
+					valid: true,
+					approvable: true,
+					gates: applied.gates ?? [],
+					as_of: { transaction_id: applied.id, applied_at: applied.applied_at },
+				}
+			: await call("patch.validate", { proposal_id: id }).catch((err) => ({
+					valid: false,
+					approvable: false,
+					gates: [],
+					error: asToolError(err).toJSON(),
+				}));
 	return {
 		proposal: withHtml(got.proposal),
 		summary_md_html: render(got.proposal.summary_md),

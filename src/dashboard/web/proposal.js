@@ -78,7 +78,8 @@ function gatesPanel(gates) {
 					" ",
 					h("span", {
 						class: "muted",
-						text: `the gates as they stood when ${asOf.transaction_id} applied it, `,
+						title: asOf.transaction_id,
+						text: `the gates as they stood when ${shortId(asOf.transaction_id)} applied it, `,
 					}),
 					time(asOf.applied_at),
 				)

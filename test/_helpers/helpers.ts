@@ -283,3 +283,20 @@ export function queryPlan(db: Database, sql: string): string {
 		.map((r) => r.detail)
 		.join(" | ");
 }
+
+const saidMissing = new Set<string>();
+
+/**
+ * Why tests that run `programs` cannot run on this machine (those not on PATH), or null when all are
+ * there: for `test.skipIf` / `describe.skipIf`, like the Go, pytest and tmux tests. Said once per
+ * program, so a skipped test is never silent.
+ */
+export function lacks(...programs: string[]): string | null {
+	const gone = programs.filter((p) => !Bun.which(p));
+	for (const p of gone)
+		if (!saidMissing.has(p)) {
+			saidMissing.add(p);
+			console.warn(`skipping the tests that need ${p}: it is not on PATH`);
+		}
+	return gone.length === 0 ? null : `${gone.join(", ")} not on PATH`;
+}

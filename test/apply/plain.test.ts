@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scratchCopy } from "../../src/test-runs/workdir.ts";
 import { type Flow, taskFlow } from "../_helpers/flow-helpers.ts";
-import { commitAll, makeProject, runProcess, tempDir, write } from "../_helpers/helpers.ts";
+import { commitAll, lacks, makeProject, runProcess, tempDir, write } from "../_helpers/helpers.ts";
 
 type Files = Record<string, string>;
 
@@ -120,38 +120,41 @@ const FIVE_AFTER: Files = {
 	}),
 };
 
-describe("plain multi-file unified diffs validate, apply and roll back like git-style ones", () => {
-	test("2 files, the first changed 2 lines before the end of its 1,000 lines", async () => {
-		await roundTrip(TWO_BEFORE, TWO_AFTER);
-	});
+describe.skipIf(lacks("diff") !== null)(
+	"plain multi-file unified diffs validate, apply and roll back like git-style ones",
+	() => {
+		test("2 files, the first changed 2 lines before the end of its 1,000 lines", async () => {
+			await roundTrip(TWO_BEFORE, TWO_AFTER);
+		});
 
-	test("5 files in subdirectories, hunks at the start, middle and end, one line appended", async () => {
-		await roundTrip(FIVE_BEFORE, FIVE_AFTER);
-	});
+		test("5 files in subdirectories, hunks at the start, middle and end, one line appended", async () => {
+			await roundTrip(FIVE_BEFORE, FIVE_AFTER);
+		});
 
-	test("the same 5 files in a plain directory without .git", async () => {
-		await roundTrip(FIVE_BEFORE, FIVE_AFTER, false);
-	});
+		test("the same 5 files in a plain directory without .git", async () => {
+			await roundTrip(FIVE_BEFORE, FIVE_AFTER, false);
+		});
 
-	test("a blank line after the last hunk, as a paste leaves it, is skipped by git as by the parser", async () => {
-		// --recount counted it as one more context line, which the file does not have there.
-		const f = await project(TWO_BEFORE);
-		const patch = `${await plainPatch(TWO_BEFORE, TWO_AFTER)}\n`;
-		const v = await f.validate(await approved(f, patch));
-		expect(f.gate(v, "apply_check").ok).toBe(true);
-	});
+		test("a blank line after the last hunk, as a paste leaves it, is skipped by git as by the parser", async () => {
+			// --recount counted it as one more context line, which the file does not have there.
+			const f = await project(TWO_BEFORE);
+			const patch = `${await plainPatch(TWO_BEFORE, TWO_AFTER)}\n`;
+			const v = await f.validate(await approved(f, patch));
+			expect(f.gate(v, "apply_check").ok).toBe(true);
+		});
 
-	test("test.run's scratch copy of the project takes the same patch", async () => {
-		const root = tempDir("rt-plain-root-");
-		commitAll(root, FIVE_BEFORE);
-		const patchFile = join(tempDir("rt-plain-patch-"), "p.diff");
-		writeFileSync(patchFile, await plainPatch(FIVE_BEFORE, FIVE_AFTER));
-		const work = await scratchCopy(root, { file: patchFile, strip: 1 });
-		try {
-			expect(contents(work.dir, FIVE_AFTER)).toEqual(FIVE_AFTER);
-			expect(contents(root, FIVE_BEFORE)).toEqual(FIVE_BEFORE);
-		} finally {
-			work.remove();
-		}
-	});
-});
+		test("test.run's scratch copy of the project takes the same patch", async () => {
+			const root = tempDir("rt-plain-root-");
+			commitAll(root, FIVE_BEFORE);
+			const patchFile = join(tempDir("rt-plain-patch-"), "p.diff");
+			writeFileSync(patchFile, await plainPatch(FIVE_BEFORE, FIVE_AFTER));
+			const work = await scratchCopy(root, { file: patchFile, strip: 1 });
+			try {
+				expect(contents(work.dir, FIVE_AFTER)).toEqual(FIVE_AFTER);
+				expect(contents(root, FIVE_BEFORE)).toEqual(FIVE_BEFORE);
+			} finally {
+				work.remove();
+			}
+		});
+	},
+);

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { cliHere } from "../_helpers/cli.ts";
-import { commitAll, makeProject, REPO, runCli, tempDir } from "../_helpers/helpers.ts";
+import { commitAll, lacks, makeProject, REPO, runCli, tempDir } from "../_helpers/helpers.ts";
 import {
 	chromiumMissing,
 	launchBrowser,
@@ -130,37 +130,41 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		expect(watch.problems).toEqual([]);
 	}, 60_000);
 
-	test("a proposal's detail: gates with reasons, votes, security findings on their diff lines, the test run with its sandbox and log", async () => {
-		await show(`#/proposals/${seeded.auth}`);
-		await page.waitForSelector(".proposal-head");
-		const gate = page.locator(".gate", { hasText: "human_approval" });
-		await expect(gate.getAttribute("class")).resolves.toContain("fail");
-		expect(await page.locator("section[aria-labelledby=p-votes-h] tbody tr").count()).toBe(3);
-		// Revision 2 is clean; revision 1's two findings sit under lines 3 and 6 of auth/login.ts.
-		await page.getByRole("button", { name: "r1" }).click();
-		await page.waitForSelector(".finding-row");
-		const findings = await page.$$eval(".diff .finding-row", (rows) =>
-			rows.map((r) => [
-				(r.previousElementSibling?.querySelectorAll(".ln")[1]?.textContent ?? "").trim(),
-				r.textContent,
-			]),
-		);
-		expect(findings.map(([line]) => line)).toEqual(["3", "6"]);
-		expect(findings[0]?.[1]).toContain("hardcoded_secret");
-		expect(findings[1]?.[1]).toContain("dangerous_command");
-		await page.getByRole("button", { name: "Side by side" }).click();
-		expect(await page.locator(".diff-table.split .finding-row").count()).toBe(2);
-		await shot("proposal-findings");
-		await page.getByRole("button", { name: "Unified" }).click();
-		await page.getByRole("button", { name: "r2" }).click();
-		const run = page.locator("section[aria-labelledby=p-tests-h] tbody tr").first();
-		await expect(run.textContent()).resolves.toContain("make test");
-		await expect(run.textContent()).resolves.toMatch(/bwrap|none/);
-		await page.getByRole("button", { name: "Show log" }).click();
-		await page.getByText("all 3 checks passed").waitFor();
-		await shot("proposal");
-		expect(watch.problems).toEqual([]);
-	}, 60_000);
+	test.skipIf(lacks("make") !== null)(
+		"a proposal's detail: gates with reasons, votes, security findings on their diff lines, the test run with its sandbox and log",
+		async () => {
+			await show(`#/proposals/${seeded.auth}`);
+			await page.waitForSelector(".proposal-head");
+			const gate = page.locator(".gate", { hasText: "human_approval" });
+			await expect(gate.getAttribute("class")).resolves.toContain("fail");
+			expect(await page.locator("section[aria-labelledby=p-votes-h] tbody tr").count()).toBe(3);
+			// Revision 2 is clean; revision 1's two findings sit under lines 3 and 6 of auth/login.ts.
+			await page.getByRole("button", { name: "r1" }).click();
+			await page.waitForSelector(".finding-row");
+			const findings = await page.$$eval(".diff .finding-row", (rows) =>
+				rows.map((r) => [
+					(r.previousElementSibling?.querySelectorAll(".ln")[1]?.textContent ?? "").trim(),
+					r.textContent,
+				]),
+			);
+			expect(findings.map(([line]) => line)).toEqual(["3", "6"]);
+			expect(findings[0]?.[1]).toContain("hardcoded_secret");
+			expect(findings[1]?.[1]).toContain("dangerous_command");
+			await page.getByRole("button", { name: "Side by side" }).click();
+			expect(await page.locator(".diff-table.split .finding-row").count()).toBe(2);
+			await shot("proposal-findings");
+			await page.getByRole("button", { name: "Unified" }).click();
+			await page.getByRole("button", { name: "r2" }).click();
+			const run = page.locator("section[aria-labelledby=p-tests-h] tbody tr").first();
+			await expect(run.textContent()).resolves.toContain("make test");
+			await expect(run.textContent()).resolves.toMatch(/bwrap|none/);
+			await page.getByRole("button", { name: "Show log" }).click();
+			await page.getByText("all 3 checks passed").waitFor();
+			await shot("proposal");
+			expect(watch.problems).toEqual([]);
+		},
+		60_000,
+	);
 
 	test("the keyboard alone: digits switch views, / focuses memory search, Tab and Enter open a decision's confirm step, Escape closes it and focus returns", async () => {
 		await show("#/");

@@ -10,7 +10,7 @@ import {
 	parsePatch,
 	touchedPaths,
 } from "../../src/domain/patch.ts";
-import { tempDir } from "../_helpers/helpers.ts";
+import { lacks, tempDir } from "../_helpers/helpers.ts";
 
 // A user's git config (diff.noprefix, color, external diff) must not change what the tools print.
 const ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" };
@@ -283,7 +283,7 @@ describe("git-style patches from real git diff", () => {
 	});
 });
 
-describe("plain unified diffs from real diff", () => {
+describe.skipIf(lacks("diff") !== null)("plain unified diffs from real diff", () => {
 	test("diff -ruN a b: creates and deletes by epoch timestamps, binary lines, command lines", () => {
 		const t = trees(
 			{ "sub/m.txt": "x\ny\n", "del.txt": "gone\n", bin: new Uint8Array([0, 1]), "empty.txt": "" },
@@ -380,7 +380,7 @@ describe("plain unified diffs from real diff", () => {
 	});
 });
 
-describe("randomized edits against real tools", () => {
+describe.skipIf(lacks("diff") !== null)("randomized edits against real tools", () => {
 	/** A small seeded PRNG so a failure reproduces. */
 	function rng(seed: number) {
 		return (n: number) => {

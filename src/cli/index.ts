@@ -562,6 +562,11 @@ Every command takes --root DIR (default .) and --help. roundtable --version prin
 `;
 }
 
+/** Every command's name and the flags it takes (its own and the common ones): what the docs may name. */
+export function commandFlags(): Map<string, string[]> {
+	return new Map(COMMANDS.map((c) => [c.name, [...Object.keys(c.flags), ...Object.keys(COMMON)]]));
+}
+
 /** Runs the CLI; resolves with the exit code (0 ok, 1 failed, 2 unusable arguments). */
 export async function main(argv: readonly string[]): Promise<number> {
 	const [first, second] = argv;

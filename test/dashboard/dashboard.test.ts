@@ -558,14 +558,15 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 
 	test("the sign-in form posted from another origin, or from a sandboxed page (Origin: null), opens nothing and says why", async () => {
 		const token = readFileSync(join(root, ".roundtable", "operator.token"), "utf8").trim();
-		const form = `<form method="post" action="${owner.base}/login"><input name="token" value="${token}"></form><script>document.forms[0].submit()</script>`;
+		// The form is submitted once the page is there (not while it loads, which raced the navigation).
+		const form = `<form method="post" action="${owner.base}/login"><input name="token" value="${token}"></form>`;
 		const evil = Bun.serve({
 			hostname: "127.0.0.1",
 			port: 0,
 			fetch: (req) =>
 				new Response(
 					new URL(req.url).pathname === "/sandboxed"
-						? `<iframe sandbox="allow-forms allow-scripts allow-top-navigation" srcdoc="${form.replaceAll('"', "&quot;")}"></iframe>`
+						? `<iframe sandbox="allow-forms allow-scripts" srcdoc="${form.replaceAll('"', "&quot;")}"></iframe>`
 						: form,
 					{ headers: { "content-type": "text/html" } },
 				),
@@ -574,8 +575,11 @@ describe.skipIf(chromiumMissing !== null)("the dashboard in headless Chromium", 
 		try {
 			for (const where of ["/", "/sandboxed"]) {
 				const p = await other.newPage();
-				const answered = p.waitForResponse((r) => r.url() === `${owner.base}/login`);
 				await p.goto(`http://127.0.0.1:${evil.port}${where}`);
+				const frame = where === "/" ? p.mainFrame() : (p.frames()[1] ?? p.mainFrame());
+				await frame.waitForSelector("form");
+				const answered = p.waitForResponse((r) => r.url() === `${owner.base}/login`, { timeout: 10_000 });
+				await frame.$eval("form", (f) => (f as unknown as { submit(): void }).submit());
 				const r = await answered;
 				expect({ where, status: r.status(), type: r.headers()["content-type"] }).toEqual({
 					where,

@@ -1,10 +1,11 @@
 // task.create through the dispatcher (validation, transaction, event, idempotency bookkeeping)
-// against the floor: a bare bun:sqlite insert-and-commit loop on the same kind of database.
+// against the floor: a bare bun:sqlite insert-and-commit loop on the same kind of database; and the
+// dispatcher's own per-call cost on a read (task.get), against the same read without it.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fmt, freshProject } from "./lib.ts";
+import { fmt, freshProject, median } from "./lib.ts";
 
 const N = Number(process.env.BENCH_N ?? 2000);
 
@@ -52,7 +53,37 @@ function bareSqlite(): number {
 	return N / seconds;
 }
 
+/**
+ * The dispatcher's own cost per call, with no fsync to hide it: task.get through call() (lookup,
+ * validation, route, read transaction, the handler) against the floor, the same store read in a read
+ * transaction without call(). Median of 5 rounds of N calls each; µs per call.
+ */
+async function perCall(): Promise<{ dispatched: number; floor: number }> {
+	const p = await freshProject();
+	const created = (await p.call("task.create", { title: "t", body_md: "b" })) as { task: { id: string } };
+	const id = created.task.id;
+	const rounds = (fn: () => Promise<unknown>) => async () => {
+		const times: number[] = [];
+		for (let r = 0; r < 5; r++) {
+			const start = performance.now();
+			for (let i = 0; i < N; i++) await fn();
+			times.push(((performance.now() - start) * 1000) / N);
+		}
+		return median(times);
+	};
+	const dispatched = await rounds(() => p.call("task.get", { task_id: id }))();
+	const floor = await rounds(() => p.rt.store.withTransaction("read", (tx) => tx.tasks.get(id)))();
+	p.done();
+	return { dispatched, floor };
+}
+
 export async function run(): Promise<void> {
+	const { dispatched: getUs, floor: floorUs } = await perCall();
+	console.log(`task.get, ${fmt(N)} calls × 5 rounds (median µs per call):`);
+	console.log(`  store read in a read transaction ${fmt(floorUs, 1).padStart(7)} µs`);
+	console.log(
+		`  call("task.get") (the dispatcher) ${fmt(getUs, 1).padStart(6)} µs   overhead ${fmt(getUs - floorUs, 1)} µs`,
+	);
 	const bare = bareSqlite();
 	const dispatched = await viaDispatcher(false);
 	const keyed = await viaDispatcher(true);
@@ -65,3 +96,5 @@ export async function run(): Promise<void> {
 		`  ... with idempotency_key        ${fmt(keyed).padStart(8)} /s   ratio ${fmt(keyed / bare, 2)} of bare`,
 	);
 }
+
+if (import.meta.main) await run();

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { REPO } from "./_helpers/helpers.ts";
-import { cycles, importGraph, type Rule, violations } from "./_helpers/import-graph.ts";
+import { cycles, importGraph, outsideTheTree, type Rule, violations } from "./_helpers/import-graph.ts";
 
 /** Packages that do I/O: the pure parts never import them. */
 const IO = [
@@ -75,6 +75,10 @@ describe("the import graph of src/", () => {
 		expect(violations(graph, RULES)).toEqual([]);
 	});
 
+	test("never reaches outside src/: no test code in the product", () => {
+		expect(outsideTheTree(join(REPO, "src"), graph)).toEqual([]);
+	});
+
 	test("reaches arktype only through vocabulary/arktype.ts, which sets arktype's mode first", () => {
 		const door = ["vocabulary/arktype.ts", "vocabulary/arktype-mode.ts"];
 		const around = [...graph]
@@ -97,6 +101,13 @@ describe("the checker catches what it is for (fixtures/import-rules)", () => {
 
 	test("a cycle made by a type-only import", () => {
 		expect(cycles(graph)).toEqual([["domain/a.ts", "domain/b.ts"]]);
+	});
+
+	test("test code reached from the product, by an import or by a URL built to load it", () => {
+		expect(outsideTheTree(join(REPO, "fixtures/import-rules/src"), graph)).toEqual([
+			"transports/leak.ts names ../../test/helper.ts",
+			"transports/leak.ts → ../test/helper.ts",
+		]);
 	});
 
 	test("a forbidden arrow between parts, and I/O in a pure part", () => {

@@ -18,6 +18,7 @@ import { resolveCapability } from "../sessions/capability.ts";
 import { describeSandbox } from "../test-runs/sandboxed.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
+import type { McpExtension } from "../transports/mcp-server.ts";
 import { type SocketServer, startSocket } from "../transports/socket.ts";
 import { VERSION } from "../version.ts";
 import { type Endpoints, serveSessionEndpoints } from "./endpoints.ts";
@@ -34,6 +35,8 @@ export interface OwnerOptions {
 	intervalMs: number;
 	/** Where HTTP listens for this run, instead of mcp.http_address (`start --address/--port`). */
 	httpAddress?: string;
+	/** More MCP surface on HTTP beside the registry: only the tests' conformance entry gives one. */
+	mcpExtension?: McpExtension;
 	/** Sees every tick report (`run --headless` counts its run's ticks) and every failed tick. */
 	onTick?: (report: TickReport) => void;
 	onTickError?: (runId: string, failed: boolean) => void;
@@ -134,6 +137,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			http = listenOrExplain(address, () =>
 				startHttp(callerOf(live), {
 					address,
+					...(options.mcpExtension && { extension: options.mcpExtension }),
 					operatorTokens: operatorTokens(root),
 					loopbackAuth: config.mcp.loopback_auth,
 					identify: (capability) => resolveCapability(store, capability),

@@ -17,7 +17,7 @@ import { EventBuffer } from "./event-store.ts";
 import { Connections } from "./http-connections.ts";
 import { checkRequest, credentialOf, isLoopbackHostname } from "./http-guard.ts";
 import type { InFlight } from "./inflight.ts";
-import { conformanceFixtures, createMcpServer } from "./mcp-server.ts";
+import { createMcpServer, type McpExtension } from "./mcp-server.ts";
 
 export interface HttpOptions {
 	/** host:port; port 0 lets the OS choose. */
@@ -39,6 +39,8 @@ export interface HttpOptions {
 	inflight: InFlight;
 	/** Health as the owner sees it; /healthz reports it. */
 	health: () => Promise<"ready" | "healthy-idle" | "degraded">;
+	/** More MCP surface beside the registry (the tests' conformance fixtures); none in the product. */
+	extension?: McpExtension;
 }
 
 export interface HttpServer {
@@ -211,10 +213,6 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		inflight: options.inflight,
 		readDeadlineMs: options.readDeadlineMs ?? 30_000,
 	});
-	// Test-only tools, prompts and resources, loaded (or not) once; a failure is reported to
-	// every initialize rather than crashing the owner.
-	const fixtures = conformanceFixtures();
-	fixtures.catch(() => {});
 	let stopping = false;
 
 	const readDeadlineMs = options.readDeadlineMs ?? 30_000;
@@ -280,12 +278,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 				`too many open sessions (limit ${options.maxSessions}); end one with DELETE`,
 			);
 		}
-		let extension: Awaited<typeof fixtures>;
-		try {
-			extension = await fixtures;
-		} catch (err) {
-			return rpcError(500, -32603, `the conformance fixtures failed to load: ${(err as Error).message}`);
-		}
+		const { extension } = options;
 		const protocolVersion = negotiatedVersion(parsed.body);
 		const replay = events.forSession();
 		const transport = new WebStandardStreamableHTTPServerTransport({

@@ -39,9 +39,10 @@ function mcpTools(principal: CallContext["principal"]): McpTool[] {
 }
 
 /**
- * More MCP surface beside the registry: the conformance suite's fixtures (tools, resources,
- * prompts), which only a test run loads. Its tools are listed after the registry's and answered
- * by it; their names never collide with the registry's dotted ones.
+ * More MCP surface beside the registry, given by whoever starts the owner: the conformance suite's
+ * fixtures (tools, resources, prompts), which only the tests' own entry
+ * (test/_helpers/conformance-owner.ts) passes in. Its tools are listed after the registry's and
+ * answered by it; their names never collide with the registry's dotted ones.
  */
 export interface McpExtension {
 	capabilities: ServerCapabilities;
@@ -56,30 +57,13 @@ export type ExtensionCall = (
 	extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
 ) => Promise<CallToolResult>;
 
-export const FIXTURES_ENV = "ROUNDTABLE_CONFORMANCE_FIXTURES";
-
-/**
- * The conformance fixtures when the environment asks for them (`ROUNDTABLE_CONFORMANCE_FIXTURES=1`),
- * else none. The module lives with the tests; a computed specifier keeps it out of normal startup
- * and out of a compiled binary, where asking for it fails with a clear message.
- */
-export async function conformanceFixtures(): Promise<McpExtension | undefined> {
-	if (process.env[FIXTURES_ENV] !== "1") return undefined;
-	const url = new URL("../../test/_helpers/conformance-fixtures.ts", import.meta.url).href;
-	try {
-		return ((await import(url)) as { fixtures: McpExtension }).fixtures;
-	} catch (err) {
-		throw new Error(`${FIXTURES_ENV}=1 needs a source checkout with ${url}: ${(err as Error).message}`);
-	}
-}
-
 export interface McpServerOptions {
 	transport: Transport;
 	/** The caller, as the transport established it: the operator, or an agent's capability. */
 	principal: CallContext["principal"];
 	/** Calls in progress, for a bounded drain at shutdown. */
 	inflight: InFlight;
-	/** Test fixtures to serve as well (see conformanceFixtures). */
+	/** More to serve beside the registry (see McpExtension). */
 	extension?: McpExtension;
 	/** Hears each tools/list answered, with how many tools it held. */
 	onToolsList?: (tools: number) => void;

@@ -1,7 +1,7 @@
 // The fixtures the MCP conformance suite (@modelcontextprotocol/conformance 0.1.16) calls by name:
 // tools, resources, prompts, completions and logging, as its scenarios describe them. Test-only:
-// the owner loads this module only with ROUNDTABLE_CONFORMANCE_FIXTURES=1 (src/transports/mcp-server.ts),
-// so none of it is in the registry, the docs, the generated assets or a normal tools/list.
+// only the tests' own owner entry (conformance-owner.ts) serves them, so none of it is in the
+// registry, the docs, the generated assets, the product's HTTP path or a normal tools/list.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {

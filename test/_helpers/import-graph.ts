@@ -91,3 +91,18 @@ export function violations(graph: Graph, rules: readonly Rule[]): string[] {
 	}
 	return out.sort();
 }
+
+/**
+ * Each place a file of the tree reaches outside it (into the tests, say): an import whose target
+ * resolves above the root, or a string that names such a path (`new URL("../../test/…",
+ * import.meta.url)` loads a module no import scanner sees).
+ */
+export function outsideTheTree(root: string, graph: Graph): string[] {
+	const out = new Set<string>();
+	for (const [file, { local }] of graph) {
+		for (const target of local) if (target.startsWith("..")) out.add(`${file} → ${target}`);
+		const text = readFileSync(join(root, file), "utf8");
+		for (const m of text.matchAll(/["'`]((?:\.\.\/)+test\/[^"'`]*)["'`]/g)) out.add(`${file} names ${m[1]}`);
+	}
+	return [...out].sort();
+}

@@ -1,8 +1,9 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, pinned) against the real
-// owner: `roundtable start` in a subprocess with ROUNDTABLE_CONFORMANCE_FIXTURES=1 (the suite's
-// fixture tools, resources and prompts), on a port the OS picks. The suite's CLI runs once, every
-// server scenario of spec 2025-11-25, pending ones included; each scenario is then judged from its
-// checks.json: no failure, no warning. A second owner without the variable serves no fixture.
+// owner: the tests' own owner entry (test/_helpers/conformance-owner.ts: the owner as `roundtable
+// start` runs it, with the suite's fixture tools, resources and prompts), in a subprocess on a port
+// the OS picks. The suite's CLI runs once, every server scenario of spec 2025-11-25, pending ones
+// included; each scenario is then judged from its checks.json: no failure, no warning. A plain
+// `roundtable start` serves no fixture, even with the variable that once asked for them set.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,7 +38,8 @@ interface Owner {
 	stderr: Promise<string>;
 }
 
-async function startOwner(env: Record<string, string>): Promise<Owner> {
+/** An owner: the tests' conformance entry (the fixtures served), or `roundtable start` itself. */
+async function startOwner(withFixtures: boolean): Promise<Owner> {
 	const root = tempDir("rt-conformance-");
 	mkdirSync(join(root, ".roundtable"), { recursive: true });
 	// The suite speaks to the endpoint without credentials: loopback_auth none makes that the
@@ -47,9 +49,13 @@ async function startOwner(env: Record<string, string>): Promise<Owner> {
 		"mcp:\n  http_address: 127.0.0.1:0\n  loopback_auth: none\n",
 	);
 	await initProject(root);
-	const proc = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
+	const argv = withFixtures
+		? [process.execPath, join(REPO, "test/_helpers/conformance-owner.ts"), root]
+		: [process.execPath, MAIN, "start", "--root", root];
+	const proc = Bun.spawn(argv, {
 		cwd: REPO,
-		env: { ...process.env, ROUNDTABLE_CONFORMANCE_FIXTURES: "", ...env },
+		// The variable that once made the product load the fixtures now does nothing.
+		env: { ...process.env, ROUNDTABLE_CONFORMANCE_FIXTURES: "1" },
 		stdin: "ignore",
 		stdout: "pipe",
 		stderr: "pipe",
@@ -103,7 +109,7 @@ async function runSuite(port: number): Promise<Map<string, Check[]>> {
 }
 
 beforeAll(async () => {
-	[owner, plain] = await Promise.all([startOwner({ ROUNDTABLE_CONFORMANCE_FIXTURES: "1" }), startOwner({})]);
+	[owner, plain] = await Promise.all([startOwner(true), startOwner(false)]);
 	results = runSuite(owner.port);
 	await results;
 }, 60_000);
@@ -184,7 +190,7 @@ test("through the stdio bridge: sampling and elicitation requests, log messages,
 	expect(stderr).toBe("");
 }, 30_000);
 
-describe("without ROUNDTABLE_CONFORMANCE_FIXTURES the owner serves no fixture", () => {
+describe("roundtable start serves no fixture, whatever its environment says", () => {
 	async function connect(): Promise<Client> {
 		const client = new Client({ name: "plain", version: "1.0.0" });
 		await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${plain?.port}/mcp`)));

@@ -16,7 +16,7 @@ export interface Runtime {
 	/**
 	 * The policy the owner holds: its reloader loads it at start and replaces it only with a valid
 	 * edit; a PolicyError while no valid policy was ever loaded. Unset in a runtime without a
-	 * reloader, where each use reads the file (`policyOf` in src/tools/validate.ts).
+	 * reloader, where each use reads the file (`policyOf` in src/gates/check.ts).
 	 */
 	policy?: Policy | PolicyError;
 	store: Store;

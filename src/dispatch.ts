@@ -4,7 +4,7 @@
 // that same transaction, beside the events it appends.
 import { withRepository } from "./apply/recover.ts";
 import { type AgentPrincipal, type CallContext, type Caller, systemContext } from "./context.ts";
-import { clip, didYouMean, quoted, suggestion } from "./domain/did-you-mean.ts";
+import { clip, didYouMean, quoted, suggestion } from "./domain/text.ts";
 import type { Env } from "./engine/env.ts";
 import { asToolError, invalidArgument, notFound, ToolError } from "./errors.ts";
 import { runInTransaction, runMutation } from "./idempotency.ts";

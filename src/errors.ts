@@ -1,5 +1,5 @@
 // One error type for every tool failure. Transports render it; nothing else invents error shapes.
-import { clip } from "./domain/did-you-mean.ts";
+import { clip } from "./domain/text.ts";
 
 /** The longest message an error carries; the echoes in it are cut shorter (domain/did-you-mean.ts). */
 const MAX_MESSAGE = 2000;

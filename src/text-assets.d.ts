@@ -1,55 +1,55 @@
 // `import x from "…" with { type: "text" }`: the dashboard's files (src/dashboard/web/), embedded as
 // text in the package and under `bun build --compile`. bun-types already types `*.html` (as an
-// HTML bundle; src/transports/dashboard/assets.ts casts it); a new .js file there needs a line here.
+// HTML bundle; src/dashboard/server/assets.ts casts it); a new .js file there needs a line here.
 declare module "*.css" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/api.js" {
+declare module "*/web/api.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/app.js" {
+declare module "*/web/app.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/decisions.js" {
+declare module "*/web/decisions.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/diff.js" {
+declare module "*/web/diff.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/dom.js" {
+declare module "*/web/dom.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/ledger.js" {
+declare module "*/web/ledger.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/notes.js" {
+declare module "*/web/notes.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/overview.js" {
+declare module "*/web/overview.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/parts.js" {
+declare module "*/web/parts.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/proposal.js" {
+declare module "*/web/proposal.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/views.js" {
+declare module "*/web/views.js" {
 	const text: string;
 	export default text;
 }
-declare module "*/dashboard/web/work.js" {
+declare module "*/web/work.js" {
 	const text: string;
 	export default text;
 }

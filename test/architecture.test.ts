@@ -53,6 +53,11 @@ const RULES: Rule[] = [
 	{ from: "transports", to: "tools", why: "transports only turn frames into calls" },
 	{ from: "transports", to: "dispatch", why: "transports are given a caller" },
 	{ from: "transports", to: "runtime", why: "transports are given a caller" },
+	// The dashboard's server side is a transport too (the page, dashboard/web/, is text it serves).
+	{ from: "dashboard", to: "store", why: "the dashboard turns requests into calls" },
+	{ from: "dashboard", to: "tools", why: "the dashboard turns requests into calls" },
+	{ from: "dashboard", to: "dispatch", why: "the dashboard is given a caller" },
+	{ from: "dashboard", to: "runtime", why: "the dashboard is given a caller" },
 	{ from: "tools", to: "transports", why: "families hold no transport logic" },
 	{ from: "domain", to: "store", why: "the domain is pure" },
 	{ from: "domain", to: "transports", why: "the domain is pure" },

@@ -1,6 +1,6 @@
 // Reading what is claimed: one resource with its live claims (resource.get), and resources found by
 // path or symbol (resource.search). Neither changes anything.
-import { clip, echo } from "../domain/did-you-mean.ts";
+import { clip, echo } from "../domain/text.ts";
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { notFound } from "../errors.ts";

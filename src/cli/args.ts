@@ -1,6 +1,6 @@
 // A small strict flag parser: `--name value`, `--name=value`, boolean `--name`. Anything it cannot
 // use is a UsageError (exit 2) with a did-you-mean.
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 
 export type FlagKind = "string" | "boolean" | "integer" | "duration";
 

@@ -1,7 +1,7 @@
 // `claims list|claim|release|revoke|expire|reconcile`: the operator's view of claims and the
 // actions only the operator takes (resource.revoke, resource.expire).
 import { call } from "../dispatch.ts";
-import { quoted } from "../domain/did-you-mean.ts";
+import { quoted } from "../domain/text.ts";
 import type { Result } from "../registry/index.ts";
 import type { ClaimRecord } from "../vocabulary/records.ts";
 import { type Flags, UsageError } from "./args.ts";

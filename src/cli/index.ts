@@ -1,6 +1,6 @@
 // argv → command. This file and what it imports stay light (no arktype, no SQLite) so that
 // `--version` and `--help` answer at once; each command's module is imported only when it runs.
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { VERSION } from "../version.ts";
 import { type FlagSpec, type Flags, parseFlags, UsageError } from "./args.ts";
 import type { CommandRun } from "./command.ts";

@@ -1,4 +1,4 @@
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { CLIENTS, type Client } from "../init/clients.ts";
 import { initProject } from "../init/index.ts";
 import { UsageError } from "./args.ts";

@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { renderBriefing } from "../briefing/render.ts";
 import { claimsById, type ResumeBriefing } from "../briefing/resume.ts";
 import { call } from "../dispatch.ts";
-import { didYouMean, echo, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, echo, quoted, suggestion } from "../domain/text.ts";
 import { type Binding, launch as runLaunch } from "../launch/launch.ts";
 import { openRuntime } from "../runtime.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";

@@ -1,7 +1,7 @@
 // `tests [list]` and `tests show ID`: the recorded test runs and their logs, for the operator. Runs
 // are made with the test.run tool; these commands only read.
 import { call } from "../dispatch.ts";
-import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, suggestion } from "../domain/text.ts";
 import type { TestRunRecord } from "../vocabulary/records.ts";
 import { TEST_RUN_STATUSES, type TestRunStatus } from "../vocabulary/statuses.ts";
 import { type Flags, UsageError } from "./args.ts";

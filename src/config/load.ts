@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, normalize } from "node:path";
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
 import { problemText } from "../domain/scalars.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { dotted, isPlainObject, type KeyPath as Path, readYaml } from "../domain/yaml-source.ts";
 import { type } from "../vocabulary/arktype.ts";
 import { type AdapterConfig, type Config, defaultConfig, FIXED_ROLES } from "./defaults.ts";

@@ -4,7 +4,7 @@
 // anything we cannot account for line by line (a short hunk, stray text, an unsafe path) is an error
 // naming its line, never silently skipped. It only knows the patch text, never the working tree.
 
-import { clip } from "./did-you-mean.ts";
+import { clip } from "./text.ts";
 
 export type FileChange = "modify" | "create" | "delete" | "rename";
 

@@ -2,7 +2,7 @@
 // claims and scopes a proposal is judged by.
 
 import type { Scope } from "../domain/claims.ts";
-import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, suggestion } from "../domain/text.ts";
 import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";

@@ -1,7 +1,7 @@
 // channel.list and channel.messages: channels are quiet. Nothing from one arrives in an inbox; an
 // agent reads a channel when it chooses, each message with its own read_at.
 
-import { didYouMean, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, suggestion } from "../domain/text.ts";
 import type { Env } from "../engine/env.ts";
 import { cursorKey, page } from "../engine/paging.ts";
 import { notFound } from "../errors.ts";

@@ -2,7 +2,7 @@
 // made `agent_id` the caller; without one the operator names an agent or acts as `operator`, the
 // addressable pseudo-agent for the person running the table.
 import { actorId } from "../context.ts";
-import { didYouMean, echo, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, echo, suggestion } from "../domain/text.ts";
 import type { Env } from "../engine/env.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
 import type { StoredAgent } from "../store/agents.ts";

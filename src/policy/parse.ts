@@ -3,7 +3,7 @@
 // block changes only the fields it sets, and a list replaces the list it sets. Every error names
 // the Markdown file and line, like config errors do.
 import { lexer } from "marked";
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { dotted, isPlainObject, type KeyPath, readYaml } from "../domain/yaml-source.ts";
 import { DEFAULT_POLICY } from "./defaults.ts";
 import { PolicyError } from "./errors.ts";

@@ -5,13 +5,13 @@ import { dirname, isAbsolute, join, normalize } from "node:path";
 import { isPathType, parseCanonicalId } from "../domain/claims.ts";
 import { mergeAffected, scopeOfId, uncovered } from "../domain/coverage.ts";
 import { type ParsedPatch, PatchError, type PatchFile, parsePatch, touchedPaths } from "../domain/patch.ts";
-import { protectedSegment } from "../domain/protected-names.ts";
 import type { Env } from "../engine/env.ts";
 import { scopeOfResource, writeClaimsOf } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
 import { storePatch } from "../patches.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Tx } from "../store/index.ts";
+import { protectedSegment } from "./protected-names.ts";
 
 /** A patch checked and stored (by content) before the transaction that records it. */
 export interface PreparedPatch {

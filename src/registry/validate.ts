@@ -1,8 +1,8 @@
 // Argument validation for every transport: an object, no unknown keys (with a did-you-mean), then the
 // tool's schema. Every failure is `invalid_argument` naming the field.
 
-import { clip, didYouMean, ECHO_CHARS, quoted, suggestion } from "../domain/did-you-mean.ts";
 import { problemText } from "../domain/scalars.ts";
+import { clip, didYouMean, ECHO_CHARS, quoted, suggestion } from "../domain/text.ts";
 import { invalidArgument } from "../errors.ts";
 import { type ArkError, type } from "../vocabulary/arktype.ts";
 import { argNames, jsonSchemas, type Tool } from "./index.ts";

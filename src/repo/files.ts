@@ -6,7 +6,7 @@
 // symlinks are never entered.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseIgnore } from "../domain/gitignore.ts";
+import { parseIgnore } from "./gitignore.ts";
 import { isHidden, type RepoGuard, type RepoRel } from "./guard.ts";
 import { AskGit, gitRelocated, lsFiles } from "./listing/ask-git.ts";
 import { gitSettings } from "./listing/git-config.ts";

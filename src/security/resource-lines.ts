@@ -2,8 +2,8 @@
 // file under a directory, read through the call's repository guard.
 import { statSync } from "node:fs";
 import { parseCanonicalId } from "../domain/claims.ts";
-import { echo } from "../domain/did-you-mean.ts";
 import type { ScannedLine } from "../domain/security-scan.ts";
+import { echo } from "../domain/text.ts";
 import { invalidArgument, notFound } from "../errors.ts";
 import { listFiles } from "../repo/files.ts";
 import type { RepoGuard } from "../repo/guard.ts";

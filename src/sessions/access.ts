@@ -5,9 +5,9 @@
 // call may show. Refusals are permission_denied (or unauthenticated for a capability that lapsed).
 import type { AgentPrincipal } from "../context.ts";
 import { parseCanonicalId } from "../domain/claims.ts";
-import { echo } from "../domain/did-you-mean.ts";
 import type { ReadScope } from "../domain/read-scope.ts";
 import { readRefusal } from "../domain/read-scope.ts";
+import { echo } from "../domain/text.ts";
 import { ToolError } from "../errors.ts";
 import type { Tool } from "../registry/index.ts";
 import type { Grant } from "../registry/types.ts";

@@ -3,7 +3,7 @@
 // config.
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import type { Env } from "../engine/env.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
 import type { StoredAgent } from "../store/agents.ts";

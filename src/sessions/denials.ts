@@ -2,7 +2,7 @@
 // an agent retrying a refused call in a loop must not flood the audit trail. Refusals inside the
 // minute are counted and folded into the next event's `count`, which session.record_denial appends.
 import type { AgentPrincipal } from "../context.ts";
-import { clip } from "../domain/did-you-mean.ts";
+import { clip } from "../domain/text.ts";
 import type { Env } from "../engine/env.ts";
 import type { ToolError } from "../errors.ts";
 import type { Tx } from "../store/index.ts";

@@ -1,7 +1,7 @@
 // Sessions as the operator records them: session.register, .heartbeat and .end for an external
 // agent's session, its resume command made from the adapter's pattern, and looking a session up.
 import { isAbsolute } from "node:path";
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import type { Env } from "../engine/env.ts";
 import { checkRevision, requireEnabledAgent, requireRun } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";

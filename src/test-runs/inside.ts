@@ -1,12 +1,12 @@
-// Where a path named in a test command really leads, for the argument rules (src/domain/test-args.ts):
+// Where a path named in a test command really leads, for the argument rules (src/test-runs/arg-rules.ts):
 // followed one component at a time through the filesystem as the kernel would, so `link/..` leaves
 // through the link's target and a symlink out is out, never judged by its spelling.
 
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, sep } from "node:path";
-import { checkArguments, type PathCheck, type Refusal, rulesFor } from "../domain/test-args.ts";
 import { ToolError } from "../errors.ts";
 import { DOT } from "../layout.ts";
+import { checkArguments, type PathCheck, type Refusal, rulesFor } from "./arg-rules.ts";
 
 const exists = (p: string) => {
 	try {

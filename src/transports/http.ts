@@ -11,8 +11,8 @@ import {
 	SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentPrincipal, Caller, Principal } from "../context.ts";
+import { createDashboard } from "../dashboard/server/index.ts";
 import { readBounded } from "./body.ts";
-import { createDashboard } from "./dashboard/index.ts";
 import { EventBuffer } from "./event-store.ts";
 import { Connections } from "./http-connections.ts";
 import { checkRequest, credentialOf, isLoopbackHostname } from "./http-guard.ts";

@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Caller, Transport } from "../context.ts";
-import { didYouMean, quoted, suggestion } from "../domain/did-you-mean.ts";
+import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { asToolError } from "../errors.ts";
 import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";

@@ -6,7 +6,7 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Socket, UnixSocketListener } from "bun";
 import { type Caller, operatorContext } from "../context.ts";
-import { clip } from "../domain/did-you-mean.ts";
+import { clip } from "../domain/text.ts";
 import { asToolError, ToolError } from "../errors.ts";
 import { NONE, Sweep } from "./deadlines.ts";
 import type { InFlight } from "./inflight.ts";

@@ -2,7 +2,7 @@
 // the owner logs these messages when a reload fails, so they must stay bounded too.
 import { describe, expect, test } from "bun:test";
 import { parseConfig } from "../../src/config/load.ts";
-import { ECHO_CHARS } from "../../src/domain/did-you-mean.ts";
+import { ECHO_CHARS } from "../../src/domain/text.ts";
 import { parsePolicy } from "../../src/policy/index.ts";
 
 // YAML's implicit keys stop at 1024 characters; this one is well past the echo.

@@ -7,7 +7,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { systemContext } from "../../src/context.ts";
 import { call, callerOf } from "../../src/dispatch.ts";
-import { ECHO_CHARS, searchWork } from "../../src/domain/did-you-mean.ts";
+import { ECHO_CHARS, searchWork } from "../../src/domain/text.ts";
 import { argNames, findTool, jsonSchemas, TOOLS } from "../../src/registry/index.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { createMcpServer } from "../../src/transports/mcp-server.ts";

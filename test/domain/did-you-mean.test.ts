@@ -9,7 +9,7 @@ import {
 	quoted,
 	SEARCH_MARGIN,
 	searchWork,
-} from "../../src/domain/did-you-mean.ts";
+} from "../../src/domain/text.ts";
 import { TOOLS } from "../../src/registry/index.ts";
 
 const NAMES = TOOLS.map((t) => t.name);

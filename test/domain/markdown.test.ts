@@ -1,10 +1,10 @@
-// Markdown made inert (src/domain/markdown.ts), tried against what a hostile body would hold: raw
+// Markdown made inert (src/dashboard/server/markdown.ts), tried against what a hostile body would hold: raw
 // HTML blocks and tags, event-handler attributes, script URLs in every disguise (case, entities,
 // whitespace, controls, references, autolinks), attribute breakouts in titles and code languages.
 // The output is read back with a real HTML parser (Bun's HTMLRewriter), not with the module's own
 // check, so a hole in both would still show.
 import { describe, expect, test } from "bun:test";
-import { decodeEntities, isInert, renderMarkdown, safeUrl } from "../../src/domain/markdown.ts";
+import { decodeEntities, isInert, renderMarkdown, safeUrl } from "../../src/dashboard/server/markdown.ts";
 
 interface Element {
 	tag: string;

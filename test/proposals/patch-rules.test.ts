@@ -3,7 +3,7 @@
 // protectHFS and protectNTFS), and more bytes, revisions or open proposals than the limits allow.
 // Each refusal names what it refused and records nothing.
 import { afterAll, describe, expect, test } from "bun:test";
-import { protectedName } from "../../src/domain/protected-names.ts";
+import { protectedName } from "../../src/proposals/protected-names.ts";
 import { flow } from "../_helpers/flow-helpers.ts";
 import { allEvents, commitAll, makeProject, removeTempDirs } from "../_helpers/helpers.ts";
 import { newFilePatch, symlinkPatch } from "../_helpers/patches.ts";

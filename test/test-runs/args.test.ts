@@ -1,12 +1,12 @@
-// test.run's argument rules (src/domain/test-args.ts): the six escapes of issue 15 refused before
+// test.run's argument rules (src/test-runs/arg-rules.ts): the six escapes of issue 15 refused before
 // anything runs or is recorded, and the shapes programs accept (abbreviations, `=`, attached short
 // options, `--`, `..`, symlinks out) judged as the program would read them.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig } from "../../src/config/defaults.ts";
-import { checkArguments, rulesFor } from "../../src/domain/test-args.ts";
 import { CONFIG_TEMPLATE } from "../../src/init/config-template.ts";
+import { checkArguments, rulesFor } from "../../src/test-runs/arg-rules.ts";
 import { insideOf } from "../../src/test-runs/inside.ts";
 import { lacks, tempDir, write } from "../_helpers/helpers.ts";
 import { ESCAPE_ALLOW, escapes } from "../_helpers/test-args-escapes.ts";

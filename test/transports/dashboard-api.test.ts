@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readOperatorToken } from "../../src/config/operator-token.ts";
-import { isInert } from "../../src/domain/markdown.ts";
+import { isInert } from "../../src/dashboard/server/markdown.ts";
 import { Browser, type State, serveDashboard } from "../_helpers/dashboard-helpers.ts";
 import { type Flow, taskFlow } from "../_helpers/flow-helpers.ts";
 import { addRun, allEvents, commitAll, diffOf } from "../_helpers/helpers.ts";

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { callerOf } from "../../src/dispatch.ts";
-import { ECHO_CHARS, searchWork } from "../../src/domain/did-you-mean.ts";
+import { ECHO_CHARS, searchWork } from "../../src/domain/text.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { type SocketOptions, type SocketServer, startSocket } from "../../src/transports/socket.ts";
 import { makeProject, tempDir } from "../_helpers/helpers.ts";

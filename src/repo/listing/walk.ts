@@ -4,8 +4,8 @@
 // re-include a file below one); directory symlinks are never entered; .git/ and .roundtable/ never.
 import { closeSync, type Dirent, constants as fs, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { type IgnoreRule, parseIgnore, verdict } from "../../domain/gitignore.ts";
 import { ToolError } from "../../errors.ts";
+import { type IgnoreRule, parseIgnore, verdict } from "../gitignore.ts";
 import { isHiddenName } from "../guard.ts";
 import { gitDirAt } from "./git-dir.ts";
 import type { TrackedPaths } from "./git-index.ts";

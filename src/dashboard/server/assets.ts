@@ -3,21 +3,21 @@
 // file there needs its import and entry here (and, for a .js, a line in src/text-assets.d.ts);
 // test/transports/dashboard-assets.test.ts fails while one is left out. Also the login page.
 
-import apiJs from "../../dashboard/web/api.js" with { type: "text" };
-import appCss from "../../dashboard/web/app.css" with { type: "text" };
-import appJs from "../../dashboard/web/app.js" with { type: "text" };
-import decisionsJs from "../../dashboard/web/decisions.js" with { type: "text" };
-import diffJs from "../../dashboard/web/diff.js" with { type: "text" };
-import domJs from "../../dashboard/web/dom.js" with { type: "text" };
-import indexHtml from "../../dashboard/web/index.html" with { type: "text" };
-import ledgerJs from "../../dashboard/web/ledger.js" with { type: "text" };
-import notesJs from "../../dashboard/web/notes.js" with { type: "text" };
-import overviewJs from "../../dashboard/web/overview.js" with { type: "text" };
-import partsJs from "../../dashboard/web/parts.js" with { type: "text" };
-import proposalJs from "../../dashboard/web/proposal.js" with { type: "text" };
-import viewsJs from "../../dashboard/web/views.js" with { type: "text" };
-import workJs from "../../dashboard/web/work.js" with { type: "text" };
-import { escapeHtml } from "../../domain/markdown.ts";
+import apiJs from "../web/api.js" with { type: "text" };
+import appCss from "../web/app.css" with { type: "text" };
+import appJs from "../web/app.js" with { type: "text" };
+import decisionsJs from "../web/decisions.js" with { type: "text" };
+import diffJs from "../web/diff.js" with { type: "text" };
+import domJs from "../web/dom.js" with { type: "text" };
+import indexHtml from "../web/index.html" with { type: "text" };
+import ledgerJs from "../web/ledger.js" with { type: "text" };
+import notesJs from "../web/notes.js" with { type: "text" };
+import overviewJs from "../web/overview.js" with { type: "text" };
+import partsJs from "../web/parts.js" with { type: "text" };
+import proposalJs from "../web/proposal.js" with { type: "text" };
+import viewsJs from "../web/views.js" with { type: "text" };
+import workJs from "../web/work.js" with { type: "text" };
+import { escapeHtml } from "./markdown.ts";
 
 export interface Asset {
 	body: string;

@@ -6,7 +6,7 @@
 // dashboard's own origin and carry its session's CSRF token. http.ts runs the Host/Origin guard first.
 import type { CallContext, Caller } from "../../context.ts";
 import { ToolError } from "../../errors.ts";
-import type { InFlight } from "../inflight.ts";
+import type { InFlight } from "../../transports/inflight.ts";
 import { ASSETS, INDEX, loginPage } from "./assets.ts";
 import { DashboardAuth } from "./auth.ts";
 import { eventStream, startCursor } from "./events.ts";

@@ -3,7 +3,7 @@
 // a login opens (at most a few dozen, each for 12 hours), and the CSRF token bound to each session
 // (an HMAC of its id with a key made per process). A capability is none of these: it never logs in.
 import { createHmac, randomBytes } from "node:crypto";
-import { sameSecret } from "../http-guard.ts";
+import { sameSecret } from "../../transports/http-guard.ts";
 
 export const SESSION_COOKIE = "rt_session";
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;

@@ -4,7 +4,7 @@
 // no caching unless said), JSON bodies and the `{error:{code,message,details}}` shape tool errors
 // take here, the HTTP status each error code maps to, same-origin checks, and a bounded body reader.
 import { asToolError, type ErrorCode, ToolError } from "../../errors.ts";
-import { readBounded } from "../body.ts";
+import { readBounded } from "../../transports/body.ts";
 
 export const CSP =
 	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";

@@ -1,10 +1,11 @@
 // The dashboard's JSON views, each built from tool calls as the operator (never from the store): the
 // table (`/api/state`), one proposal with its revisions' diffs, votes, security findings, test runs
 // and gates (`/api/proposals/:id`), and memory search. Every Markdown field `x_md` also comes as
-// `x_md_html`, rendered inert on the server (src/domain/markdown.ts).
-import { renderMarkdown } from "../../domain/markdown.ts";
+// `x_md_html`, rendered inert on the server (src/dashboard/server/markdown.ts).
+
 import { asToolError } from "../../errors.ts";
 import type { Result, ToolName } from "../../registry/index.ts";
+import { renderMarkdown } from "./markdown.ts";
 
 /** One call as the operator: what the dashboard does with the Caller it is given. */
 export type OperatorCall = <N extends ToolName>(tool: N, args: Record<string, unknown>) => Promise<Result<N>>;

@@ -3,32 +3,32 @@
 // one transaction; a mutation's idempotency key (src/idempotency.ts) is checked and stored inside
 // that same transaction, beside the events it appends.
 import { withRepository } from "./apply/recover.ts";
+import * as config from "./config/index.ts";
 import { type AgentPrincipal, type CallContext, type Caller, systemContext } from "./context.ts";
 import { clip, didYouMean, quoted, suggestion } from "./domain/text.ts";
 import type { Env } from "./engine/env.ts";
 import { asToolError, invalidArgument, notFound, ToolError } from "./errors.ts";
 import { runInTransaction, runMutation } from "./idempotency.ts";
+import * as memory from "./memory.ts";
 import { findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
+import * as repo from "./repo/index.ts";
 import type { Runtime } from "./runtime.ts";
 import { aRole, authorize } from "./sessions/access.ts";
 import { Denials } from "./sessions/denials.ts";
 import type { Tx } from "./store/index.ts";
+import * as table from "./table.ts";
+import * as tasks from "./tasks.ts";
 import * as apply from "./tools/apply.ts";
 import * as brief from "./tools/brief.ts";
-import * as config from "./tools/config.ts";
 import * as governance from "./tools/governance.ts";
 import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./tools/handlers.ts";
-import * as memory from "./tools/memory.ts";
 import * as messages from "./tools/messages.ts";
 import * as peers from "./tools/peers.ts";
 import * as proposals from "./tools/proposals.ts";
-import * as repo from "./tools/repo.ts";
 import * as resources from "./tools/resources.ts";
 import * as runs from "./tools/runs.ts";
 import * as sessions from "./tools/sessions.ts";
-import * as table from "./tools/table.ts";
-import * as tasks from "./tools/tasks.ts";
 import * as tests from "./tools/tests.ts";
 import * as turns from "./tools/turns.ts";
 import * as workspaces from "./tools/workspaces.ts";
@@ -122,7 +122,7 @@ function routeOnce(name: ToolName): Handler {
 		case "repo.symbols":
 			return readsRepo(direct(name, repo.symbols));
 		case "repo.dependency_context":
-			return readsRepo(direct(name, repo.dependencies));
+			return readsRepo(direct(name, repo.dependencyContext));
 
 		case "resource.claim":
 			return readsRepo(prepared(name, resources.prepareClaim, resources.claim));

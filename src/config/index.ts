@@ -1,10 +1,11 @@
 // config.sync_agents and config.record_reload: what the owner's own upkeep records when the config
 // changes. Sync never re-enables an agent an operator disabled, and disables, never deletes, agents
 // that left the config.
-import { configuredAgents } from "../config/agents.ts";
+
 import type { Env } from "../engine/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
+import { configuredAgents } from "./agents.ts";
 
 const FIELDS = ["role", "name", "adapter", "command", "model"] as const;
 

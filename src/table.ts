@@ -1,13 +1,13 @@
 // table.get_state and table.watch: the shared view of the table, each read in one snapshot.
 
-import type { Env } from "../engine/env.ts";
-import { requireRun } from "../engine/records.ts";
-import { ToolError } from "../errors.ts";
-import type { Args } from "../registry/index.ts";
-import { agentRecordOf } from "../store/agents.ts";
-import type { Tx } from "../store/index.ts";
-import { nowIso } from "../vocabulary/ids.ts";
-import { OPEN_TASK_STATUSES } from "../vocabulary/statuses.ts";
+import type { Env } from "./engine/env.ts";
+import { requireRun } from "./engine/records.ts";
+import { ToolError } from "./errors.ts";
+import type { Args } from "./registry/index.ts";
+import { agentRecordOf } from "./store/agents.ts";
+import type { Tx } from "./store/index.ts";
+import { nowIso } from "./vocabulary/ids.ts";
+import { OPEN_TASK_STATUSES } from "./vocabulary/statuses.ts";
 
 export async function getState(tx: Tx, _a: Args<"table.get_state">, env: Env) {
 	return {

@@ -1,20 +1,20 @@
 // task.create, task.get, task.list, task.update_status (with the rules of a proposed task).
-import { actorId } from "../context.ts";
-import { checkReadablePaths } from "../domain/paths.ts";
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
+import { actorId } from "./context.ts";
+import { checkReadablePaths } from "./domain/paths.ts";
+import type { Env } from "./engine/env.ts";
+import { cursorKey, page } from "./engine/paging.ts";
 import {
 	checkRevision,
 	newRecordId,
 	requireEnabledAgent,
 	requireRun,
 	requireTask,
-} from "../engine/records.ts";
-import { failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
-import type { Args } from "../registry/index.ts";
-import type { Tx } from "../store/index.ts";
-import type { TaskChanges } from "../store/tasks.ts";
-import type { TaskRecord } from "../vocabulary/records.ts";
+} from "./engine/records.ts";
+import { failedPrecondition, invalidArgument, ToolError } from "./errors.ts";
+import type { Args } from "./registry/index.ts";
+import type { Tx } from "./store/index.ts";
+import type { TaskChanges } from "./store/tasks.ts";
+import type { TaskRecord } from "./vocabulary/records.ts";
 
 export async function create(tx: Tx, a: Args<"task.create">, env: Env) {
 	const readable_paths = checkReadablePaths(a.readable_paths ?? []);

@@ -5,10 +5,10 @@ import type { Env } from "../engine/env.ts";
 import { repoGuard } from "../engine/env.ts";
 import { invalidArgument, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
-import { dependencyContext } from "../repo/deps/index.ts";
-import { readLines } from "../repo/read.ts";
-import { searchRepo } from "../repo/search.ts";
-import { listSymbols } from "../repo/symbols/index.ts";
+import { dependencyContext as contextOf } from "./deps/index.ts";
+import { readLines } from "./read.ts";
+import { searchRepo } from "./search.ts";
+import { listSymbols } from "./symbols/index.ts";
 
 export async function readFile(a: Args<"repo.read_file">, env: Env) {
 	const start = a.start_line ?? 1;
@@ -41,7 +41,7 @@ export function symbols(a: Args<"repo.symbols">, env: Env) {
 	});
 }
 
-export function dependencies(a: Args<"repo.dependency_context">, env: Env) {
+export function dependencyContext(a: Args<"repo.dependency_context">, env: Env) {
 	const guard = repoGuard(env);
 	// An agent names a manifest or folder it may read; what it leads to is read through the same scope.
 	if (env.reads) {
@@ -49,5 +49,5 @@ export function dependencies(a: Args<"repo.dependency_context">, env: Env) {
 		const why = guard.refusal(rel);
 		if (why) throw new ToolError("permission_denied", `${a.path} may not be read: ${why}`, { path: a.path });
 	}
-	return dependencyContext(guard, a.path);
+	return contextOf(guard, a.path);
 }

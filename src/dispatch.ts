@@ -2,14 +2,20 @@
 // family's function, record refusals. Every transport comes through here. A call's database work is
 // one transaction; a mutation's idempotency key (src/idempotency.ts) is checked and stored inside
 // that same transaction, beside the events it appends.
+
+import * as patch from "./apply/index.ts";
 import { withRepository } from "./apply/recover.ts";
-import * as config from "./config/index.ts";
+import * as resources from "./claims/index.ts";
+import * as config from "./config-sync.ts";
 import { type AgentPrincipal, type CallContext, type Caller, systemContext } from "./context.ts";
 import { clip, didYouMean, quoted, suggestion } from "./domain/text.ts";
 import type { Env } from "./engine/env.ts";
 import { asToolError, invalidArgument, notFound, ToolError } from "./errors.ts";
 import { runInTransaction, runMutation } from "./idempotency.ts";
 import * as memory from "./memory.ts";
+import * as decisions from "./proposals/decisions.ts";
+import * as proposals from "./proposals/index.ts";
+import * as votes from "./proposals/votes.ts";
 import { findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
 import * as repo from "./repo/index.ts";
@@ -19,14 +25,11 @@ import { Denials } from "./sessions/denials.ts";
 import type { Tx } from "./store/index.ts";
 import * as table from "./table.ts";
 import * as tasks from "./tasks.ts";
-import * as apply from "./tools/apply.ts";
 import * as brief from "./tools/brief.ts";
 import * as governance from "./tools/governance.ts";
 import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./tools/handlers.ts";
 import * as messages from "./tools/messages.ts";
 import * as peers from "./tools/peers.ts";
-import * as proposals from "./tools/proposals.ts";
-import * as resources from "./tools/resources.ts";
 import * as runs from "./tools/runs.ts";
 import * as sessions from "./tools/sessions.ts";
 import * as tests from "./tools/tests.ts";
@@ -156,11 +159,11 @@ function routeOnce(name: ToolName): Handler {
 		case "proposal.withdraw":
 			return inTx(name, proposals.withdraw);
 		case "vote.cast":
-			return inTx(name, proposals.castVote);
+			return inTx(name, votes.cast);
 		case "vote.list":
-			return inTx(name, proposals.listVotes);
+			return inTx(name, votes.list);
 		case "decision.record":
-			return inTx(name, proposals.recordDecision);
+			return inTx(name, decisions.record);
 		case "workspace.diff":
 			return direct(name, workspaces.diff);
 		case "workspace.propose":
@@ -169,15 +172,15 @@ function routeOnce(name: ToolName): Handler {
 			return readsRepo(prepared(name, workspaces.prepareSync, workspaces.sync));
 
 		case "patch.validate":
-			return readsRepo(direct(name, proposals.validate));
+			return readsRepo(direct(name, patch.validate));
 		case "patch.reject":
-			return inTx(name, proposals.reject);
+			return inTx(name, patch.reject);
 		case "patch.apply":
-			return mutation(name, apply.apply);
+			return mutation(name, patch.apply);
 		case "patch.rollback":
-			return mutation(name, apply.rollback);
+			return mutation(name, patch.rollback);
 		case "patch.recover":
-			return mutation(name, apply.recover);
+			return mutation(name, patch.recover);
 
 		case "human.request_approval":
 			return inTx(name, governance.requestApproval);

@@ -30,7 +30,7 @@ async function releaseCovering(tx: Tx, env: Env, e: Evidence, transactionId: str
 	return released;
 }
 
-export function applyProposal(env: Env, a: Args<"patch.apply">, key: Key<Result<"patch.apply">>) {
+export function apply(a: Args<"patch.apply">, env: Env, key: Key<Result<"patch.apply">>) {
 	const { rt } = env;
 	return withRepository(rt, "exclusive", async () => {
 		const claimed = await key.claim();

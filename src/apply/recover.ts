@@ -5,9 +5,11 @@
 // way the files and the database agree again.
 
 import { join } from "node:path";
+import type { Env, Key } from "../engine/env.ts";
 import { ToolError } from "../errors.ts";
 import { LAYOUT } from "../layout.ts";
 import { type HeldLock, type LockMode, waitForLock } from "../os/lock.ts";
+import type { Args, Result } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Runtime } from "../runtime.ts";
 import { nowIso } from "../vocabulary/ids.ts";
@@ -47,7 +49,7 @@ function undo(root: string, j: Journal): string[] {
  * Settles every pending journal and removes what dead applies left in the journal directory. The
  * caller holds the repository lock exclusively.
  */
-export async function recover(
+export async function settleJournals(
 	rt: Runtime,
 ): Promise<{ transaction_id: string; outcome: "done" | "undone" }[]> {
 	const settled: { transaction_id: string; outcome: "done" | "undone" }[] = [];
@@ -85,10 +87,19 @@ export async function recover(
 export async function recoverNow(rt: Runtime) {
 	const held = await lock(rt, "exclusive");
 	try {
-		return await recover(rt);
+		return await settleJournals(rt);
 	} finally {
 		held.release();
 	}
+}
+
+/** patch.recover: the owner's start-up settlement of applies a crash interrupted. */
+export async function recover(_: Args<"patch.recover">, env: Env, key: Key<Result<"patch.recover">>) {
+	const { rt } = env;
+	const claimed = await key.claim();
+	if (claimed.earlier) return claimed.earlier;
+	const settled = await recoverNow(rt);
+	return rt.store.withTransaction("write", (tx) => key.remember(tx, claimed.ticket, { settled }));
 }
 
 /**
@@ -99,7 +110,7 @@ export async function withRepository<T>(rt: Runtime, mode: LockMode, fn: () => P
 	for (let recovered = false; ; recovered = true) {
 		const held = await lock(rt, mode);
 		try {
-			if (mode === "exclusive") await recover(rt);
+			if (mode === "exclusive") await settleJournals(rt);
 			// A shared holder cannot recover; a journal still pending (or a scratch copy) under its lock
 			// was left by an apply that died, so settle it alone and come back. A leftover recovery
 			// could not remove is no reason to keep the reader waiting.

@@ -21,7 +21,7 @@ async function requireTransaction(tx: Tx, id: string): Promise<TransactionRecord
 	return t;
 }
 
-export function rollbackTransaction(env: Env, a: Args<"patch.rollback">, key: Key<Result<"patch.rollback">>) {
+export function rollback(a: Args<"patch.rollback">, env: Env, key: Key<Result<"patch.rollback">>) {
 	const { rt } = env;
 	if (env.ctx.principal.kind !== "operator") {
 		throw new ToolError("permission_denied", "only the operator rolls back a transaction");

@@ -8,7 +8,7 @@ import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
 /** resource.get: the resource, with its live (active and suspended) claims. */
-export async function getResource(tx: Tx, a: Args<"resource.get">, env: Env) {
+export async function get(tx: Tx, a: Args<"resource.get">, env: Env) {
 	const resource = await tx.resources.get(a.resource_id);
 	if (!resource)
 		throw notFound(`resource ${echo(a.resource_id)} not found`, { resource_id: clip(a.resource_id) });
@@ -20,7 +20,7 @@ export async function getResource(tx: Tx, a: Args<"resource.get">, env: Env) {
 }
 
 /** resource.search: resources whose path or symbol matches, a page at a time. */
-export async function searchResources(tx: Tx, a: Args<"resource.search">) {
+export async function search(tx: Tx, a: Args<"resource.search">) {
 	const limit = a.limit ?? 200;
 	const after = a.cursor === undefined ? undefined : (cursorKey(a.cursor, ["string"])[0] as string);
 	const rows = await tx.resources.search({ query: a.query, type: a.resource_type, after, limit: limit + 1 });

@@ -1,5 +1,5 @@
 // The agents a config describes. Syncing them into the agents table is config.sync_agents
-// (src/config/index.ts): init, start and the reload watcher call it; merely opening a runtime does not.
+// (src/config-sync.ts): init, start and the reload watcher call it; merely opening a runtime does not.
 import type { AgentFields } from "../vocabulary/records.ts";
 import { type Config, FIXED_ROLES } from "./defaults.ts";
 

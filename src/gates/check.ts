@@ -12,6 +12,7 @@ import type { Env } from "../engine/env.ts";
 import { gitApply, patchPath, readPatch } from "../patches.ts";
 import { evaluate, loadPolicy, PolicyError } from "../policy/index.ts";
 import type { Evaluation, Gate, Policy } from "../policy/types.ts";
+import type { Args } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import { contentHash } from "../repo/hash.ts";
 import type { Runtime } from "../runtime.ts";
@@ -199,9 +200,9 @@ export function policyOf(rt: Pick<Runtime, "root" | "policy">): Policy | PolicyE
 }
 
 /** patch.validate: every gate, and what testers reported on this revision. */
-export async function validateProposal(env: Env, proposalId: string) {
+export async function validate(a: Args<"patch.validate">, env: Env) {
 	const { e, reported } = await env.rt.store.withTransaction("read", async (tx) => {
-		const e = await gatherEvidence(tx, proposalId, env.now);
+		const e = await gatherEvidence(tx, a.proposal_id, env.now);
 		return { e, reported: await tx.testEvidence.forRevision(e.proposal.id, e.proposal.patch_revision) };
 	});
 	const report = await checkProposal(env.rt.root, e, policyOf(env.rt));

@@ -56,7 +56,7 @@ export async function insertDecision(
 	return decision;
 }
 
-export async function recordDecision(tx: Tx, a: Args<"decision.record">, env: Env) {
+export async function record(tx: Tx, a: Args<"decision.record">, env: Env) {
 	if (a.task_id !== undefined) await requireTask(tx, a.task_id);
 	if (a.run_id !== undefined) await requireRun(tx, a.run_id);
 	if (a.proposal_id !== undefined) await requireProposal(tx, a.proposal_id);

@@ -29,7 +29,7 @@ function mustBeAuthor(p: ProposalRecord, agentId: string, action: string): void 
 	}
 }
 
-export async function createProposal(tx: Tx, a: Args<"proposal.create">, env: Env, patch: PreparedPatch) {
+export async function create(tx: Tx, a: Args<"proposal.create">, env: Env, patch: PreparedPatch) {
 	const { now } = env;
 	await requireEnabledAgent(tx, a.agent_id, "agent_id");
 	await requireTask(tx, a.task_id);
@@ -130,7 +130,7 @@ export async function attachPatch(
 	return { proposal: revised, proposal_resources: resources };
 }
 
-export async function withdrawProposal(tx: Tx, a: Args<"proposal.withdraw">, env: Env) {
+export async function withdraw(tx: Tx, a: Args<"proposal.withdraw">, env: Env) {
 	const p = await requireProposal(tx, a.proposal_id);
 	checkRevision(p, a.expected_revision);
 	mustBeAuthor(p, a.agent_id, "withdraw");
@@ -149,7 +149,7 @@ export async function withdrawProposal(tx: Tx, a: Args<"proposal.withdraw">, env
 	return { proposal: withdrawn, proposal_resources: await tx.proposals.resources(p.id) };
 }
 
-export async function rejectProposal(tx: Tx, a: Args<"patch.reject">, env: Env) {
+export async function reject(tx: Tx, a: Args<"patch.reject">, env: Env) {
 	const p = await requireProposal(tx, a.proposal_id);
 	checkRevision(p, a.expected_revision);
 	mustBeOpen(p, "rejected");

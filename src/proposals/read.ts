@@ -11,7 +11,7 @@ import { readPatch } from "../patches.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-export async function getProposal(a: Args<"proposal.get">, env: Env) {
+export async function get(a: Args<"proposal.get">, env: Env) {
 	const found = await env.rt.store.withTransaction("read", async (tx) => {
 		const proposal = await requireProposal(tx, a.proposal_id);
 		return {
@@ -52,7 +52,7 @@ export function readableHunks(text: string, reads: ReadScope): { patch: string; 
 }
 
 /** proposal.revisions: each revision with its stored patch text, read after the transaction. */
-export async function proposalRevisions(a: Args<"proposal.revisions">, env: Env) {
+export async function revisions(a: Args<"proposal.revisions">, env: Env) {
 	const revisions = await env.rt.store.withTransaction("read", async (tx) => {
 		const proposal = await requireProposal(tx, a.proposal_id);
 		return tx.proposals.revisions(proposal.id);
@@ -63,7 +63,7 @@ export async function proposalRevisions(a: Args<"proposal.revisions">, env: Env)
 	};
 }
 
-export async function listProposals(tx: Tx, a: Args<"proposal.list">) {
+export async function list(tx: Tx, a: Args<"proposal.list">) {
 	const limit = a.limit ?? 200;
 	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["string", "string"]);
 	const rows = await tx.proposals.list(

@@ -8,7 +8,7 @@ import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";
 import { mustBeOpen } from "./open.ts";
 
-export async function castVote(tx: Tx, a: Args<"vote.cast">, env: Env) {
+export async function cast(tx: Tx, a: Args<"vote.cast">, env: Env) {
 	const p = await requireProposal(tx, a.proposal_id);
 	await requireEnabledAgent(tx, a.agent_id, "agent_id");
 	mustBeOpen(p, "voted on");
@@ -46,7 +46,7 @@ export async function castVote(tx: Tx, a: Args<"vote.cast">, env: Env) {
 	return { vote, replaced: previous !== undefined };
 }
 
-export async function listVotes(tx: Tx, a: Args<"vote.list">) {
+export async function list(tx: Tx, a: Args<"vote.list">) {
 	const p = await requireProposal(tx, a.proposal_id);
 	const limit = a.limit ?? 200;
 	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["string", "string"]);

@@ -4,7 +4,7 @@
 import type { Env } from "../engine/env.ts";
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
 import { readPatch, storePatch } from "../patches.ts";
-import { attachPatch, createProposal } from "../proposals/lifecycle.ts";
+import { attachPatch, create as createProposal } from "../proposals/lifecycle.ts";
 import { type PreparedPatch, preparePatch } from "../proposals/patch.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

@@ -2,10 +2,10 @@
 // changes. Sync never re-enables an agent an operator disabled, and disables, never deletes, agents
 // that left the config.
 
-import type { Env } from "../engine/env.ts";
-import type { Args } from "../registry/index.ts";
-import type { Tx } from "../store/index.ts";
-import { configuredAgents } from "./agents.ts";
+import { configuredAgents } from "./config/agents.ts";
+import type { Env } from "./engine/env.ts";
+import type { Args } from "./registry/index.ts";
+import type { Tx } from "./store/index.ts";
 
 const FIELDS = ["role", "name", "adapter", "command", "model"] as const;
 

@@ -5,6 +5,7 @@
 
 import * as patch from "./apply/index.ts";
 import { withRepository } from "./apply/recover.ts";
+import * as human from "./approvals/index.ts";
 import * as resources from "./claims/index.ts";
 import * as config from "./config-sync.ts";
 import { type AgentPrincipal, type CallContext, type Caller, systemContext } from "./context.ts";
@@ -20,21 +21,21 @@ import { findTool, type Result, TOOLS, type Tool, type ToolName } from "./regist
 import { validateArgs } from "./registry/validate.ts";
 import * as repo from "./repo/index.ts";
 import type { Runtime } from "./runtime.ts";
+import * as security from "./security/index.ts";
 import { aRole, authorize } from "./sessions/access.ts";
 import { Denials } from "./sessions/denials.ts";
 import type { Tx } from "./store/index.ts";
 import * as table from "./table.ts";
 import * as tasks from "./tasks.ts";
+import * as tests from "./test-runs/index.ts";
 import * as brief from "./tools/brief.ts";
-import * as governance from "./tools/governance.ts";
 import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./tools/handlers.ts";
 import * as messages from "./tools/messages.ts";
 import * as peers from "./tools/peers.ts";
 import * as runs from "./tools/runs.ts";
 import * as sessions from "./tools/sessions.ts";
-import * as tests from "./tools/tests.ts";
-import * as turns from "./tools/turns.ts";
 import * as workspaces from "./tools/workspaces.ts";
+import * as turns from "./turns/index.ts";
 import { nowIso } from "./vocabulary/ids.ts";
 
 // Past route(), a handler is called with arguments the registry validated against its own tool's
@@ -183,24 +184,24 @@ function routeOnce(name: ToolName): Handler {
 			return mutation(name, patch.recover);
 
 		case "human.request_approval":
-			return inTx(name, governance.requestApproval);
+			return inTx(name, human.requestApproval);
 		case "human.approval_status":
-			return inTx(name, governance.approvalStatus);
+			return inTx(name, human.approvalStatus);
 		case "human.decide":
-			return inTx(name, governance.decide);
+			return inTx(name, human.decide);
 		case "security.review":
-			return readsRepo(prepared(name, governance.prepareReview, governance.review));
+			return readsRepo(prepared(name, security.prepareReview, security.review));
 
 		case "test.suggest":
 			return readsRepo(direct(name, tests.suggest));
 		case "test.run":
 			return mutation(name, tests.run);
 		case "test.get_result":
-			return direct(name, tests.get);
+			return direct(name, tests.getResult);
 		case "test.list":
 			return inTx(name, tests.list);
 		case "test.evidence.submit":
-			return inTx(name, tests.submitEvidence);
+			return inTx(name, tests.evidenceSubmit);
 		case "test.sweep_interrupted":
 			return mutation(name, tests.sweepInterrupted);
 

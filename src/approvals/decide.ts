@@ -8,9 +8,8 @@ import { requireApproval } from "./status.ts";
 
 export type Decision = "approved" | "rejected";
 
-export async function decideApproval(
+export async function decide(
 	tx: Tx,
-	env: Env,
 	a: {
 		approval_id: string;
 		status: Decision;
@@ -20,6 +19,7 @@ export async function decideApproval(
 		override_policy?: boolean;
 		expected_revision?: number;
 	},
+	env: Env,
 ) {
 	const request = await requireApproval(tx, a.approval_id);
 	checkRevision(request, a.expected_revision);

@@ -6,11 +6,11 @@ import { newRecordId, requireProposal, requireTask } from "../engine/records.ts"
 import { invalidArgument, ToolError } from "../errors.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
-import { type Decision, decideApproval } from "./decide.ts";
+import { type Decision, decide } from "./decide.ts";
 
 const DECISION_FIELDS = ["status", "decision_md", "decided_by", "override_policy"] as const;
 
-export async function requestOrDecide(tx: Tx, env: Env, a: Args<"human.request_approval">) {
+export async function requestApproval(tx: Tx, a: Args<"human.request_approval">, env: Env) {
 	if (a.status !== undefined) return decideRequest(tx, env, a);
 	const stray = DECISION_FIELDS.find((f) => a[f] !== undefined);
 	if (stray)
@@ -63,5 +63,5 @@ async function decideRequest(tx: Tx, env: Env, a: Args<"human.request_approval">
 			field: "approval_id",
 		});
 	}
-	return decideApproval(tx, env, { ...a, approval_id: a.approval_id, status: a.status as Decision });
+	return decide(tx, { ...a, approval_id: a.approval_id, status: a.status as Decision }, env);
 }

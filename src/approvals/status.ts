@@ -2,6 +2,7 @@
 // it was made on, so it counts only while that is the proposal's current one.
 
 import { notFound } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { ApprovalRecord } from "../vocabulary/records.ts";
 
@@ -12,8 +13,8 @@ export async function requireApproval(tx: Tx, id: string): Promise<ApprovalRecor
 }
 
 /** human.approval_status: the request, and whether it is about the proposal's current patch revision. */
-export async function statusOfApproval(tx: Tx, approvalId: string) {
-	const approval = await requireApproval(tx, approvalId);
+export async function approvalStatus(tx: Tx, a: Args<"human.approval_status">) {
+	const approval = await requireApproval(tx, a.approval_id);
 	const proposal = approval.proposal_id === null ? undefined : await tx.proposals.get(approval.proposal_id);
 	return { approval, current: proposal !== undefined && approval.patch_revision === proposal.patch_revision };
 }

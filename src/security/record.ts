@@ -18,7 +18,7 @@ function summaryOf(findings: Finding[]): string {
 }
 
 /** Records the review, refusing one whose proposal got a new patch revision since the scan. */
-export async function recordReview(tx: Tx, env: Env, a: Args<"security.review">, input: ReviewInput) {
+export async function review(tx: Tx, a: Args<"security.review">, env: Env, input: ReviewInput) {
 	const proposal = a.proposal_id === undefined ? undefined : await requireProposal(tx, a.proposal_id);
 	if (proposal && input.patch_revision !== proposal.patch_revision) {
 		throw conflict(`proposal ${proposal.id} got a new patch revision during the review; review again`, {

@@ -27,7 +27,7 @@ const dangerousCommands = (rt: Runtime) => {
 };
 
 /** The scan, or (a manual verdict) none: only the patch revision the review binds to. */
-export async function scanForReview(env: Env, a: Args<"security.review">): Promise<ReviewInput> {
+export async function prepareReview(a: Args<"security.review">, env: Env): Promise<ReviewInput> {
 	if (a.proposal_id === undefined && a.resource_id === undefined) {
 		throw invalidArgument("security.review needs proposal_id or resource_id", { field: "proposal_id" });
 	}

@@ -11,7 +11,7 @@ import { mintId } from "../vocabulary/ids.ts";
 const MAX_EVIDENCE_COMMAND = 4 * 1024;
 const MAX_EVIDENCE_SUMMARY = 16 * 1024;
 
-export async function submitTestEvidence(env: Env, tx: Tx, a: Args<"test.evidence.submit">) {
+export async function evidenceSubmit(tx: Tx, a: Args<"test.evidence.submit">, env: Env) {
 	if (Buffer.byteLength(a.command) > MAX_EVIDENCE_COMMAND) {
 		throw invalidArgument(`command must be at most ${MAX_EVIDENCE_COMMAND} bytes`, { field: "command" });
 	}

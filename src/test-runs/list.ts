@@ -4,7 +4,7 @@ import { requireProposal } from "../engine/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-export async function listTestRuns(tx: Tx, a: Args<"test.list">) {
+export async function list(tx: Tx, a: Args<"test.list">) {
 	if (a.proposal_id !== undefined) await requireProposal(tx, a.proposal_id);
 	const filter = { proposal_id: a.proposal_id, status: a.status };
 	return { test_runs: await tx.testRuns.list(filter, a.limit ?? 200) };

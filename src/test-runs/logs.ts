@@ -67,7 +67,7 @@ function readLog(path: string, offset: number | undefined, maxBytes: number) {
 }
 
 /** test.get_result: the run's row and a page of its log. */
-export async function runResult(env: Env, a: Args<"test.get_result">) {
+export async function getResult(a: Args<"test.get_result">, env: Env) {
 	const test_run = await env.rt.store.withTransaction("read", (tx) => tx.testRuns.get(a.test_run_id));
 	if (!test_run) throw notFound(`test run ${a.test_run_id} not found`, { test_run_id: a.test_run_id });
 	// The log is read after the transaction: no file I/O inside one.

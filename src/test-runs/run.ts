@@ -74,7 +74,7 @@ function finish(rt: Runtime, run: TestRunRecord, o: TestRunOutcome, key: RunKey,
 }
 
 /** test.run: the command run and its result recorded, or this key's first result. */
-export async function runTests(env: Env, a: Args<"test.run">, key: RunKey) {
+export async function run(a: Args<"test.run">, env: Env, key: RunKey) {
 	const { tests } = env.rt.config;
 	const argv = splitCommand(a.command);
 	const prefix = allowedBy(argv, tests.allowed_commands);

@@ -12,7 +12,7 @@ import { suggestTests } from "./discover.ts";
  * Commands worth running for a proposal (its touched files and expected_tests, unnarrowed when its
  * risk is high or critical), for a task (its latest proposal, if any), or for the whole project.
  */
-export async function suggestFor(env: Env, a: Args<"test.suggest">) {
+export async function suggest(a: Args<"test.suggest">, env: Env) {
 	const { proposal, task } = await env.rt.store.withTransaction("read", async (tx) => {
 		const task = a.task_id === undefined ? undefined : await requireTask(tx, a.task_id);
 		let proposal = a.proposal_id === undefined ? undefined : await requireProposal(tx, a.proposal_id);

@@ -3,7 +3,7 @@
 
 import type { Env, Key } from "../engine/env.ts";
 import { isAlive } from "../os/process.ts";
-import type { Result } from "../registry/index.ts";
+import type { Args, Result } from "../registry/index.ts";
 import type { TestRunOutcome } from "../store/test-runs.ts";
 import { nowIso } from "../vocabulary/ids.ts";
 import { RUN_ID_VARIABLE } from "./environment.ts";
@@ -15,7 +15,11 @@ import { recordFinish } from "./run.ts";
  * test left running is stopped; the owner does this at start. A run whose runner still lives (a
  * `mcp call` beside the owner) is left alone.
  */
-export async function sweepInterruptedRuns(env: Env, key: Key<Result<"test.sweep_interrupted">>) {
+export async function sweepInterrupted(
+	_: Args<"test.sweep_interrupted">,
+	env: Env,
+	key: Key<Result<"test.sweep_interrupted">>,
+) {
 	const { rt } = env;
 	const claimed = await key.claim();
 	if (claimed.earlier) return claimed.earlier;

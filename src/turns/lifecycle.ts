@@ -50,7 +50,7 @@ async function lifecycleEvent(tx: Tx, type: string, t: TurnRow, now: string) {
 	return { event, request_event_id: t.request_event_id, status: type };
 }
 
-export async function startTurn(tx: Tx, env: Env, a: Args<"agent.turn_start">) {
+export async function start(tx: Tx, a: Args<"agent.turn_start">, env: Env) {
 	const t = await lifecycleTurn(tx, a, env.now);
 	if (t.status === "requested") {
 		throw failedPrecondition("turn request has not been scheduled by the Chair", {
@@ -64,7 +64,7 @@ export async function startTurn(tx: Tx, env: Env, a: Args<"agent.turn_start">) {
 	return lifecycleEvent(tx, "agent.turn_started", t, env.now);
 }
 
-export async function completeTurn(tx: Tx, env: Env, a: Args<"agent.turn_complete">) {
+export async function complete(tx: Tx, a: Args<"agent.turn_complete">, env: Env) {
 	const t = await lifecycleTurn(tx, a, env.now);
 	if (t.status !== "started") {
 		throw failedPrecondition("turn request has not started", { request_event_id: t.request_event_id });

@@ -26,7 +26,7 @@ export async function activeRun(tx: Tx, id: string, what: string): Promise<RunRe
 	return run;
 }
 
-export async function requestTurn(tx: Tx, env: Env, a: Args<"agent.turn_request">) {
+export async function request(tx: Tx, a: Args<"agent.turn_request">, env: Env) {
 	const reason = a.reason_md.trim();
 	if ([...reason].length > MAX_REASON_CODE_POINTS) {
 		throw invalidArgument(`reason_md must be ${MAX_REASON_CODE_POINTS} characters or fewer`, {
@@ -69,7 +69,7 @@ export async function requestTurn(tx: Tx, env: Env, a: Args<"agent.turn_request"
 }
 
 /** turn.queue: the outstanding requests of one run (which must exist) or of every run, oldest first. */
-export async function turnQueue(tx: Tx, a: Args<"turn.queue">) {
+export async function queue(tx: Tx, a: Args<"turn.queue">) {
 	if (a.run_id === undefined) return { turns: await tx.turns.allOutstanding() };
 	await requireRun(tx, a.run_id);
 	return { turns: await tx.turns.queue(a.run_id) };

@@ -20,10 +20,14 @@ import * as votes from "./proposals/votes.ts";
 import { findTool, type Result, TOOLS, type Tool, type ToolName } from "./registry/index.ts";
 import { validateArgs } from "./registry/validate.ts";
 import * as repo from "./repo/index.ts";
+import * as chair from "./runs/chair-steps.ts";
+import * as runs from "./runs/index.ts";
 import type { Runtime } from "./runtime.ts";
 import * as security from "./security/index.ts";
 import { aRole, authorize } from "./sessions/access.ts";
+import * as agents from "./sessions/agents.ts";
 import { Denials } from "./sessions/denials.ts";
+import * as sessions from "./sessions/index.ts";
 import type { Tx } from "./store/index.ts";
 import * as table from "./table.ts";
 import * as tasks from "./tasks.ts";
@@ -32,8 +36,6 @@ import * as brief from "./tools/brief.ts";
 import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./tools/handlers.ts";
 import * as messages from "./tools/messages.ts";
 import * as peers from "./tools/peers.ts";
-import * as runs from "./tools/runs.ts";
-import * as sessions from "./tools/sessions.ts";
 import * as workspaces from "./tools/workspaces.ts";
 import * as turns from "./turns/index.ts";
 import { nowIso } from "./vocabulary/ids.ts";
@@ -221,9 +223,9 @@ function routeOnce(name: ToolName): Handler {
 		case "session.end":
 			return inTx(name, sessions.end);
 		case "agent.enable":
-			return inTx(name, sessions.enable);
+			return inTx(name, agents.enable);
 		case "agent.disable":
-			return inTx(name, sessions.disable);
+			return inTx(name, agents.disable);
 		case "session.mint":
 			return inTx(name, sessions.mint);
 		case "session.revoke":
@@ -240,17 +242,17 @@ function routeOnce(name: ToolName): Handler {
 		case "run.open":
 			return inTx(name, runs.open);
 		case "chair.expire":
-			return inTx(name, runs.expire);
+			return inTx(name, chair.expire);
 		case "chair.assign_tasks":
-			return inTx(name, runs.assignTasks);
+			return inTx(name, chair.assignTasks);
 		case "chair.schedule_turn":
-			return inTx(name, runs.scheduleTurn);
+			return inTx(name, chair.scheduleTurn);
 		case "chair.request_reviews":
-			return readsRepo(prepared(name, runs.prepareReviews, runs.requestReviews));
+			return readsRepo(prepared(name, chair.prepareReviews, chair.requestReviews));
 		case "run.converge":
 			return inTx(name, runs.converge);
 		case "chair.report_error":
-			return inTx(name, runs.reportError);
+			return inTx(name, chair.reportError);
 		case "run.tick_failed":
 			return inTx(name, runs.tickFailed);
 

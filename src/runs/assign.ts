@@ -1,7 +1,9 @@
 // chair.assign_tasks: a run's open, unassigned tasks go round-robin to the enabled implementers, the
 // cursor (the last agent given a task) kept in chair_state across ticks and restarts.
+
 import { actorId } from "../context.ts";
 import type { Env } from "../engine/env.ts";
+import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
 const ASSIGN_CURSOR = "assign.last_agent";
@@ -12,7 +14,8 @@ const byId = new Intl.Collator("en", { numeric: true }).compare;
  * Open, unassigned tasks of the run (or of no run, which the run then adopts) go round-robin to the
  * enabled implementers. The cursor is the last agent given a task, kept across ticks and restarts.
  */
-export async function assignOpenTasks(tx: Tx, env: Env, runId: string) {
+export async function assignTasks(tx: Tx, a: Args<"chair.assign_tasks">, env: Env) {
+	const runId = a.run_id;
 	const { now } = env;
 	const tasks = await tx.tasks.assignable(runId);
 	if (tasks.length === 0) return { assigned: [] };

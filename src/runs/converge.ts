@@ -1,13 +1,16 @@
 // run.converge, the last step of the Chair's tick: counts the tick, records where the run stands
 // (src/domain/convergence.ts), and ends the run with an event when nothing is left to do.
+
 import { actorId } from "../context.ts";
 import { convergenceOf, endOf } from "../domain/convergence.ts";
 import type { Env } from "../engine/env.ts";
 import { requireRun } from "../engine/records.ts";
+import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
 /** Counts the tick, records where the run stands, and ends it (with an event) when nothing is left. */
-export async function convergeRun(tx: Tx, env: Env, runId: string) {
+export async function converge(tx: Tx, a: Args<"run.converge">, env: Env) {
+	const runId = a.run_id;
 	const { now } = env;
 	const current = await requireRun(tx, runId);
 	if (current.status !== "active") return { convergence: "run_not_active" as const, run: current };

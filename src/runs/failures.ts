@@ -5,7 +5,7 @@ import type { Env } from "../engine/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-export async function reportStepError(tx: Tx, env: Env, a: Args<"chair.report_error">) {
+export async function reportError(tx: Tx, a: Args<"chair.report_error">, env: Env) {
 	const event = await tx.events.append(
 		{
 			type: "chair.error",
@@ -19,7 +19,7 @@ export async function reportStepError(tx: Tx, env: Env, a: Args<"chair.report_er
 }
 
 /** A tick that failed as a whole: a retry event, or (giving up) the run failed. */
-export async function recordTickFailure(tx: Tx, env: Env, a: Args<"run.tick_failed">) {
+export async function tickFailed(tx: Tx, a: Args<"run.tick_failed">, env: Env) {
 	const { now } = env;
 	let run = (await tx.runs.get(a.run_id)) ?? null;
 	if (a.give_up && run?.status === "active") run = await tx.runs.finish(a.run_id, "failed", now);

@@ -12,7 +12,7 @@ import type { RunRecord } from "../vocabulary/records.ts";
  * A new run is created active. An existing active run is continued (its goal updated when one is
  * given). An ended run is made active again only with `resume`, so a typo never revives one.
  */
-export async function openRun(tx: Tx, env: Env, a: Args<"run.open">) {
+export async function open(tx: Tx, a: Args<"run.open">, env: Env) {
 	const { now } = env;
 	const existing =
 		a.run_id !== undefined ? await tx.runs.get(a.run_id) : a.resume ? await tx.runs.latest() : undefined;

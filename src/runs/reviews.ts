@@ -27,10 +27,7 @@ const failure = (proposal_id: string, err: unknown): ReviewFailure => {
 	return { proposal_id, code: e.code, message: e.message };
 };
 
-export async function preparePendingReviews(
-	a: Args<"chair.request_reviews">,
-	env: Env,
-): Promise<PendingReviews> {
+export async function prepareReviews(a: Args<"chair.request_reviews">, env: Env): Promise<PendingReviews> {
 	const { rt } = env;
 	const pending = await rt.store.withTransaction("read", (tx) =>
 		tx.proposals.ofRun(a.run_id, ["pending"], true),
@@ -51,7 +48,7 @@ export async function preparePendingReviews(
 	});
 }
 
-export async function requestPendingReviews(
+export async function requestReviews(
 	tx: Tx,
 	a: Args<"chair.request_reviews">,
 	env: Env,

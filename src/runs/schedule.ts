@@ -1,12 +1,15 @@
 // chair.schedule_turn: one turn at a time per run; when none holds the floor, the oldest request is
 // scheduled with a lease (turns.lease_seconds).
+
 import { actorId } from "../context.ts";
 import type { Env } from "../engine/env.ts";
+import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { leaseEnd } from "../turns/lease.ts";
 
 /** One turn at a time per run: when none holds the floor, the oldest request gets it. */
-export async function scheduleNextTurn(tx: Tx, env: Env, runId: string) {
+export async function scheduleTurn(tx: Tx, a: Args<"chair.schedule_turn">, env: Env) {
+	const runId = a.run_id;
 	const { now } = env;
 	if (await tx.turns.current(runId)) return { scheduled: null };
 	const next = await tx.turns.next(runId);

@@ -1,11 +1,13 @@
 // agent.enable and agent.disable: the operator's switch for each agent. An agent the operator
 // disabled stays disabled through config sync; one the config removed comes back only through the
 // config.
+
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
 import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import type { Env } from "../engine/env.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
+import type { Args } from "../registry/index.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 
@@ -17,7 +19,13 @@ const configKeyOf = (id: string) =>
 			? "agents.reviewers.count"
 			: "agents";
 
-export async function setAgentEnabled(tx: Tx, env: Env, id: string, enabled: boolean) {
+/** agent.enable: the operator switches an agent back on (one the config still names). */
+export const enable = (tx: Tx, a: Args<"agent.enable">, env: Env) => setEnabled(tx, env, a.agent_id, true);
+
+/** agent.disable: the operator switches an agent off; its sessions' calls are refused from then on. */
+export const disable = (tx: Tx, a: Args<"agent.disable">, env: Env) => setEnabled(tx, env, a.agent_id, false);
+
+async function setEnabled(tx: Tx, env: Env, id: string, enabled: boolean) {
 	const agent = await tx.agents.get(id);
 	if (!agent) {
 		const near = didYouMean(id, await tx.agents.ids());

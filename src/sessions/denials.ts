@@ -54,7 +54,7 @@ export class Denials {
 }
 
 /** session.record_denial: the `call.denied` event for a denial `Denials.next` let through. */
-export async function appendDenial(tx: Tx, env: Env, a: Denial) {
+export async function recordDenial(tx: Tx, a: Denial, env: Env) {
 	const event = await tx.events.append(
 		{
 			type: "call.denied",

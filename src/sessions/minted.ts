@@ -21,7 +21,7 @@ import { requireSession } from "./registration.ts";
  * session.mint: a session for the capability whose hash the caller gives. The agent acts in its
  * configured role; a task must be assigned to it, a proposal open, a run active.
  */
-export async function mintSession(tx: Tx, env: Env, a: Args<"session.mint">) {
+export async function mint(tx: Tx, a: Args<"session.mint">, env: Env) {
 	const { rt, now } = env;
 	const agent = await requireEnabledAgent(tx, a.agent_id, "agent_id");
 	const id = await newRecordId(
@@ -98,7 +98,7 @@ export async function mintSession(tx: Tx, env: Env, a: Args<"session.mint">) {
 	return { session };
 }
 
-export async function revokeSession(tx: Tx, env: Env, a: Args<"session.revoke">) {
+export async function revoke(tx: Tx, a: Args<"session.revoke">, env: Env) {
 	const before = await requireSession(tx, a.session_id);
 	if (before.expires_at === null)
 		throw failedPrecondition(`session ${before.id} was registered, not minted: it has no capability`, {
@@ -120,7 +120,7 @@ export async function revokeSession(tx: Tx, env: Env, a: Args<"session.revoke">)
 }
 
 /** session.close: what happens when a launched agent exits. */
-export async function closeSession(tx: Tx, env: Env, a: Args<"session.close">) {
+export async function close(tx: Tx, a: Args<"session.close">, env: Env) {
 	const { now } = env;
 	const before = await requireSession(tx, a.session_id);
 	const outcome = { held: [] as string[], released: [] as string[], suspended: [] as string[] };
@@ -159,7 +159,7 @@ export async function closeSession(tx: Tx, env: Env, a: Args<"session.close">) {
 	return { session, changed: true, ...outcome };
 }
 
-export async function touchSession(tx: Tx, env: Env, a: Args<"session.touch">) {
+export async function touch(tx: Tx, a: Args<"session.touch">, env: Env) {
 	const before = await requireSession(tx, a.session_id);
 	const session = await tx.sessions.heartbeat(before.id, {}, env.now);
 	if (a.tools !== undefined) {
@@ -177,7 +177,7 @@ export async function touchSession(tx: Tx, env: Env, a: Args<"session.touch">) {
 	return { session };
 }
 
-export async function recordEgressRefused(tx: Tx, env: Env, a: Args<"session.egress_refused">) {
+export async function egressRefused(tx: Tx, a: Args<"session.egress_refused">, env: Env) {
 	const session = await requireSession(tx, a.session_id);
 	const event = await tx.events.append(
 		{

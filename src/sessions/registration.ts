@@ -35,7 +35,7 @@ async function requireLive(tx: Tx, id: string, expected: number | undefined): Pr
 	return session;
 }
 
-export async function registerSession(tx: Tx, env: Env, a: Args<"session.register">) {
+export async function register(tx: Tx, a: Args<"session.register">, env: Env) {
 	const { rt, now } = env;
 	if (!rt.config.adapters[a.adapter]) {
 		const known = Object.keys(rt.config.adapters).sort();
@@ -92,7 +92,7 @@ export async function registerSession(tx: Tx, env: Env, a: Args<"session.registe
 	return { session };
 }
 
-export async function heartbeatSession(tx: Tx, env: Env, a: Args<"session.heartbeat">) {
+export async function heartbeat(tx: Tx, a: Args<"session.heartbeat">, env: Env) {
 	const { rt, now } = env;
 	const before = await requireLive(tx, a.session_id, a.expected_revision);
 	if (before.status === "ended")
@@ -138,7 +138,7 @@ export async function heartbeatSession(tx: Tx, env: Env, a: Args<"session.heartb
 	return { session };
 }
 
-export async function endSession(tx: Tx, env: Env, a: Args<"session.end">) {
+export async function end(tx: Tx, a: Args<"session.end">, env: Env) {
 	const before = await requireLive(tx, a.session_id, a.expected_revision);
 	if (before.status === "ended")
 		throw failedPrecondition(`session ${a.session_id} already ended at ${before.ended_at}`, {

@@ -6,14 +6,20 @@
 import * as patch from "./apply/index.ts";
 import { withRepository } from "./apply/recover.ts";
 import * as human from "./approvals/index.ts";
+import * as briefing from "./briefing/index.ts";
 import * as resources from "./claims/index.ts";
 import * as config from "./config-sync.ts";
 import { type AgentPrincipal, type CallContext, type Caller, systemContext } from "./context.ts";
 import { clip, didYouMean, quoted, suggestion } from "./domain/text.ts";
 import type { Env } from "./engine/env.ts";
+import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./engine/handlers.ts";
 import { asToolError, invalidArgument, notFound, ToolError } from "./errors.ts";
 import { runInTransaction, runMutation } from "./idempotency.ts";
 import * as memory from "./memory.ts";
+import * as channels from "./messages/channels.ts";
+import * as messages from "./messages/index.ts";
+import * as promotions from "./messages/promote.ts";
+import * as peers from "./peers/index.ts";
 import * as decisions from "./proposals/decisions.ts";
 import * as proposals from "./proposals/index.ts";
 import * as votes from "./proposals/votes.ts";
@@ -32,13 +38,9 @@ import type { Tx } from "./store/index.ts";
 import * as table from "./table.ts";
 import * as tasks from "./tasks.ts";
 import * as tests from "./test-runs/index.ts";
-import * as brief from "./tools/brief.ts";
-import type { DirectHandler, MutationHandler, Prepare, PreparedRun, TxHandler } from "./tools/handlers.ts";
-import * as messages from "./tools/messages.ts";
-import * as peers from "./tools/peers.ts";
-import * as workspaces from "./tools/workspaces.ts";
 import * as turns from "./turns/index.ts";
 import { nowIso } from "./vocabulary/ids.ts";
+import * as workspaces from "./workspaces/index.ts";
 
 // Past route(), a handler is called with arguments the registry validated against its own tool's
 // schema: its types were checked where route() pairs it with its name.
@@ -277,19 +279,19 @@ function routeOnce(name: ToolName): Handler {
 		case "message.mark_read":
 			return inTx(name, messages.markRead);
 		case "channel.list":
-			return inTx(name, messages.channels);
+			return inTx(name, channels.list);
 		case "channel.messages":
-			return inTx(name, messages.channelMessages);
+			return inTx(name, channels.messages);
 		case "message.promote":
 			return inTx(name, messages.promote);
 		case "promotion.list":
-			return inTx(name, messages.promotions);
+			return inTx(name, promotions.list);
 		case "peer.questions":
-			return inTx(name, peers.tableWide);
+			return inTx(name, peers.questions);
 		case "message.list":
-			return inTx(name, messages.recent);
+			return inTx(name, messages.list);
 		case "agent.brief":
-			return readsRepo(direct(name, brief.brief));
+			return readsRepo(direct(name, briefing.brief));
 
 		case "config.sync_agents":
 			return inTx(name, config.syncAgents);

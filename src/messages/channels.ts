@@ -10,7 +10,7 @@ import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
 /** Every channel, by name, with its message count and latest post. */
-export async function listChannels(tx: Tx, a: Args<"channel.list">) {
+export async function list(tx: Tx, a: Args<"channel.list">) {
 	const limit = a.limit ?? 200;
 	const from = a.cursor === undefined ? undefined : (cursorKey(a.cursor, ["string"])[0] as string);
 	const { rows: channels, next } = page(await tx.messages.channels(from, limit + 1), limit, (c) => [
@@ -20,7 +20,7 @@ export async function listChannels(tx: Tx, a: Args<"channel.list">) {
 }
 
 /** A channel's messages, oldest first; a channel nobody posted to is `not_found`. */
-export async function channelMessages(tx: Tx, a: Args<"channel.messages">, env: Env) {
+export async function messages(tx: Tx, a: Args<"channel.messages">, env: Env) {
 	const reader = await actorIn(tx, env, a.agent_id);
 	if (!(await tx.messages.hasChannel(a.channel))) {
 		const near = didYouMean(a.channel, await tx.messages.channelNames());

@@ -167,7 +167,7 @@ async function proposeDecision(
 }
 
 /** Every promotion (or one message's), oldest first. */
-export async function listPromotions(tx: Tx, a: Args<"promotion.list">) {
+export async function list(tx: Tx, a: Args<"promotion.list">) {
 	const limit = a.limit ?? 200;
 	const key = a.cursor === undefined ? undefined : cursorKey(a.cursor, ["string", "string"]);
 	const from = key && { created_at: key[0] as string, id: key[1] as string };

@@ -4,6 +4,6 @@ import { OPERATOR } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-export async function recentMessages(tx: Tx, a: Args<"message.list">) {
+export async function list(tx: Tx, a: Args<"message.list">) {
 	return { messages: await tx.messages.newest(OPERATOR, a.limit ?? 50) };
 }

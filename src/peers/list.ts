@@ -17,7 +17,7 @@ interface Peer {
 	live: boolean;
 }
 
-export async function listPeers(tx: Tx, a: Args<"peer.list">, env: Env) {
+export async function list(tx: Tx, a: Args<"peer.list">, env: Env) {
 	const limit = a.limit ?? DEFAULT_LIMIT;
 	const after = a.cursor === undefined ? undefined : (cursorKey(a.cursor, ["string"])[0] as string);
 	const live = new Set(await tx.sessions.liveAgentIds(env.now));

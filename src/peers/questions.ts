@@ -48,7 +48,7 @@ export async function ask(tx: Tx, a: Args<"peer.ask">, env: Env): Promise<{ requ
 }
 
 /** peer.request: the request and its answers, for its requester, its assignee and the operator. */
-export async function read(tx: Tx, a: Args<"peer.request">, env: Env) {
+export async function request(tx: Tx, a: Args<"peer.request">, env: Env) {
 	const actor = await actorIn(tx, env, a.agent_id);
 	const request = await requireRequest(tx, a.request_id);
 	mustRead(env, actor, request);

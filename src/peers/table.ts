@@ -3,6 +3,6 @@
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-export async function tableQuestions(tx: Tx, a: Args<"peer.questions">) {
+export async function questions(tx: Tx, a: Args<"peer.questions">) {
 	return { requests: await tx.peers.list({ status: a.status ?? "open" }, undefined, a.limit ?? 200) };
 }

@@ -35,7 +35,7 @@ async function sessionOf(env: Env, given: string | undefined): Promise<SessionRo
 	return session;
 }
 
-export async function diffWorkspace(a: Args<"workspace.diff">, env: Env) {
+export async function diff(a: Args<"workspace.diff">, env: Env) {
 	const session = await sessionOf(env, a.session_id);
 	// A closed session's workspace is gone; what it held that no proposal carries is its draft.
 	if (!hasWorkspace(env.rt.root, session.id)) {
@@ -79,10 +79,7 @@ export interface PreparedProposal {
 }
 
 /** The prepare phase of workspace.propose: the changes read and checked as any patch is, then stored. */
-export async function prepareWorkspaceProposal(
-	a: Args<"workspace.propose">,
-	env: Env,
-): Promise<PreparedProposal> {
+export async function preparePropose(a: Args<"workspace.propose">, env: Env): Promise<PreparedProposal> {
 	const session = await sessionOf(env, a.session_id);
 	if (session.task_id === null)
 		throw failedPrecondition(`session ${session.id} is bound to no task: nothing to propose for`, {
@@ -102,12 +99,7 @@ export async function prepareWorkspaceProposal(
 	};
 }
 
-export async function proposeWorkspace(
-	tx: Tx,
-	a: Args<"workspace.propose">,
-	env: Env,
-	ready: PreparedProposal,
-) {
+export async function propose(tx: Tx, a: Args<"workspace.propose">, env: Env, ready: PreparedProposal) {
 	const { session, patch, files } = ready;
 	const existing = a.proposal_id === undefined ? undefined : await tx.proposals.get(a.proposal_id);
 	// Every changed file is an affected resource of its own (affected_resources: none named beyond them).
@@ -153,7 +145,7 @@ export async function prepareSync(a: Args<"workspace.sync">, env: Env): Promise<
 }
 
 /** The sync recorded: a workspace.synced event. */
-export async function recordSync(tx: Tx, _a: Args<"workspace.sync">, env: Env, ready: PreparedSync) {
+export async function sync(tx: Tx, _a: Args<"workspace.sync">, env: Env, ready: PreparedSync) {
 	const { session, outcome } = ready;
 	await tx.events.append(
 		{

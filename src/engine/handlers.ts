@@ -1,8 +1,9 @@
 // What a tool family's handler is given and must return. The dispatcher (src/dispatch.ts) pairs each
 // handler with its tool; the families import only these types from it, never the dispatcher.
-import type { Done, Env, Key } from "../engine/env.ts";
+
 import type { Args, Result, ToolName } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
+import type { Done, Env, Key } from "./env.ts";
 
 /** Runs inside the call's single transaction. */
 export type TxHandler<N extends ToolName> = (tx: Tx, args: Args<N>, env: Env) => Promise<Result<N>>;

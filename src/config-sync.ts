@@ -3,7 +3,7 @@
 // that left the config.
 
 import { configuredAgents } from "./config/agents.ts";
-import type { Env } from "./engine/env.ts";
+import type { Env } from "./handlers/env.ts";
 import type { Args } from "./registry/index.ts";
 import type { Tx } from "./store/index.ts";
 

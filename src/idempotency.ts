@@ -4,8 +4,8 @@
 // outside one transaction (patch.apply, test.run) holds its key in the database while it runs: a
 // second call with it is a conflict until the first ends, and a key whose holder died is taken over.
 import { canonicalJson, sha256 } from "./domain/canonical.ts";
-import type { Done, Env, Key, Ticket } from "./engine/env.ts";
 import { conflict } from "./errors.ts";
+import type { Done, Env, Key, Ticket } from "./handlers/env.ts";
 import { isAlive } from "./os/process.ts";
 import type { Tool } from "./registry/index.ts";
 import type { Runtime } from "./runtime.ts";

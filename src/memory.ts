@@ -1,9 +1,9 @@
 // memory.query, memory.record, memory.summarize, memory.mark_stale: durable project knowledge,
 // searched with SQLite FTS5.
 import { actorId } from "./context.ts";
-import type { Env } from "./engine/env.ts";
-import { checkRevision, newRecordId, requireProposal, requireTask } from "./engine/records.ts";
 import { failedPrecondition, invalidArgument, notFound } from "./errors.ts";
+import type { Env } from "./handlers/env.ts";
+import { checkRevision, newRecordId, requireProposal, requireTask } from "./handlers/records.ts";
 import type { Args } from "./registry/index.ts";
 import type { Tx } from "./store/index.ts";
 import type { MemoryRecord } from "./vocabulary/records.ts";

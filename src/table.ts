@@ -1,8 +1,8 @@
 // table.get_state and table.watch: the shared view of the table, each read in one snapshot.
 
-import type { Env } from "./engine/env.ts";
-import { requireRun } from "./engine/records.ts";
 import { ToolError } from "./errors.ts";
+import type { Env } from "./handlers/env.ts";
+import { requireRun } from "./handlers/records.ts";
 import type { Args } from "./registry/index.ts";
 import { agentRecordOf } from "./store/agents.ts";
 import type { Tx } from "./store/index.ts";

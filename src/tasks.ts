@@ -1,16 +1,16 @@
 // task.create, task.get, task.list, task.update_status (with the rules of a proposed task).
 import { actorId } from "./context.ts";
 import { checkReadablePaths } from "./domain/paths.ts";
-import type { Env } from "./engine/env.ts";
-import { cursorKey, page } from "./engine/paging.ts";
+import { failedPrecondition, invalidArgument, ToolError } from "./errors.ts";
+import type { Env } from "./handlers/env.ts";
+import { cursorKey, page } from "./handlers/paging.ts";
 import {
 	checkRevision,
 	newRecordId,
 	requireEnabledAgent,
 	requireRun,
 	requireTask,
-} from "./engine/records.ts";
-import { failedPrecondition, invalidArgument, ToolError } from "./errors.ts";
+} from "./handlers/records.ts";
 import type { Args } from "./registry/index.ts";
 import type { Tx } from "./store/index.ts";
 import type { TaskChanges } from "./store/tasks.ts";

@@ -24,7 +24,7 @@ const pure = (part: string, why: string): Rule[] => IO.map((to) => ({ from: part
  * door (index.ts) that the dispatcher's switch calls; and the families small enough to be one file.
  */
 const ENGINES = [
-	"engine",
+	"handlers",
 	"apply",
 	"claims",
 	"gates",
@@ -110,8 +110,8 @@ describe("the import graph of src/", () => {
 
 	test("is read whole: every file, type-only imports included", () => {
 		expect(graph.size).toBeGreaterThan(150);
-		// engine/env.ts is imported by the families for types alone.
-		expect(graph.get("tasks.ts")?.local.has("engine/env.ts")).toBe(true);
+		// handlers/env.ts is imported by the families for types alone.
+		expect(graph.get("tasks.ts")?.local.has("handlers/env.ts")).toBe(true);
 	});
 });
 

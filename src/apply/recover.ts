@@ -5,8 +5,8 @@
 // way the files and the database agree again.
 
 import { join } from "node:path";
-import type { Env, Key } from "../engine/env.ts";
 import { ToolError } from "../errors.ts";
+import type { Env, Key } from "../handlers/env.ts";
 import { LAYOUT } from "../layout.ts";
 import { type HeldLock, type LockMode, waitForLock } from "../os/lock.ts";
 import type { Args, Result } from "../registry/index.ts";

@@ -2,9 +2,9 @@
 // to their before-states as one journaled transaction, refused when later transactions or hands
 // changed them since (unless forced), then the rollback recorded and the proposal rolled_back.
 import { actorId } from "../context.ts";
-import type { Env, Key } from "../engine/env.ts";
-import { checkRevision } from "../engine/records.ts";
 import { conflict, failedPrecondition, notFound, ToolError } from "../errors.ts";
+import type { Env, Key } from "../handlers/env.ts";
+import { checkRevision } from "../handlers/records.ts";
 import type { Args, Result } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import type { Tx } from "../store/index.ts";

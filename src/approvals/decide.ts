@@ -1,8 +1,9 @@
 // The operator's decision on a human approval request: approved or rejected, bound to the request's
 // patch revision, an `approval.decided` event. human.decide and human.request_approval share it.
-import type { Env } from "../engine/env.ts";
-import { checkRevision } from "../engine/records.ts";
+
 import { invalidArgument } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { checkRevision } from "../handlers/records.ts";
 import type { Tx } from "../store/index.ts";
 import { requireApproval } from "./status.ts";
 

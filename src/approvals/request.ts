@@ -1,9 +1,9 @@
 // human.request_approval: a new request, bound to the proposal's current patch revision; or, with
 // status (the seed's way), the operator's decision on an existing one.
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
-import { newRecordId, requireProposal, requireTask } from "../engine/records.ts";
 import { invalidArgument, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { newRecordId, requireProposal, requireTask } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { type Decision, decide } from "./decide.ts";

@@ -3,9 +3,9 @@
 // in one short transaction (gate evidence included); each pending proposal's file checks run after
 // it, outside any transaction.
 
-import type { Env } from "../engine/env.ts";
 import { checkProposal, policyOf } from "../gates/check.ts";
 import { type Evidence, gatherEvidence } from "../gates/evidence.ts";
+import type { Env } from "../handlers/env.ts";
 import { OPERATOR, requireKnown } from "../peers/actor.ts";
 import type { Result } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

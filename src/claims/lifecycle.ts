@@ -2,9 +2,9 @@
 // the domain allows and an event naming the claim, its resource and its agent; and the tools that
 // ask for them (resource.release, resource.revoke, resource.expire).
 import { canMove } from "../domain/claims.ts";
-import type { Env } from "../engine/env.ts";
-import { checkRevision } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { checkRevision } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { ClaimRecord } from "../vocabulary/records.ts";

@@ -1,9 +1,9 @@
 // Reading what is claimed: one resource with its live claims (resource.get), and resources found by
 // path or symbol (resource.search). Neither changes anything.
 import { clip, echo } from "../domain/text.ts";
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
 import { notFound } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 

@@ -1,10 +1,11 @@
 // Renewing a claim (resource.renew): its holder extends the lease; a suspended claim comes back
 // only with rebase (its resource hashed anew, outside any transaction) and only if it overlaps
 // nothing others took meanwhile.
-import type { Env } from "../engine/env.ts";
-import { repoGuard } from "../engine/env.ts";
-import { checkRevision } from "../engine/records.ts";
+
 import { failedPrecondition, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { repoGuard } from "../handlers/env.ts";
+import { checkRevision } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import { contentHash } from "../repo/hash.ts";
 import type { Tx } from "../store/index.ts";

@@ -1,9 +1,10 @@
 // resource.claim_status: claims listed by resource, agent, task and status, a page at a time; with
 // reconcile, first the live write/exclusive claims whose resource changed since it was claimed are
 // suspended (hashed outside any transaction, suspended inside it only if nothing moved them meanwhile).
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
+
 import { ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
 import type { Args } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import { contentHash } from "../repo/hash.ts";

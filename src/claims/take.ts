@@ -2,10 +2,10 @@
 // transaction; then, in one write transaction, the conflict check and the insert, so of several
 // agents racing for the same resource exactly one wins.
 import { modesConflict, overlaps, type Scope } from "../domain/claims.ts";
-import type { Env } from "../engine/env.ts";
-import { named, repoGuard } from "../engine/env.ts";
-import { newRecordId, requireEnabledAgent, requireRun, requireTask } from "../engine/records.ts";
 import { conflict } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { named, repoGuard } from "../handlers/env.ts";
+import { newRecordId, requireEnabledAgent, requireRun, requireTask } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import { contentHash } from "../repo/hash.ts";
 import type { Tx } from "../store/index.ts";

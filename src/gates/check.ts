@@ -8,7 +8,7 @@ import { sha256 } from "../domain/canonical.ts";
 import { isPathType } from "../domain/claims.ts";
 import { covers, uncovered, uncoveredChange } from "../domain/coverage.ts";
 import { type ParsedPatch, PatchError, parsePatch } from "../domain/patch.ts";
-import type { Env } from "../engine/env.ts";
+import type { Env } from "../handlers/env.ts";
 import { gitApply, patchPath, readPatch } from "../patches.ts";
 import { evaluate, loadPolicy, PolicyError } from "../policy/index.ts";
 import type { Evaluation, Gate, Policy } from "../policy/types.ts";

@@ -4,8 +4,8 @@
 import type { Scope } from "../domain/claims.ts";
 import { scopeOfId } from "../domain/coverage.ts";
 import { type ParsedPatch, touchedPaths } from "../domain/patch.ts";
-import { requireProposal, scopeOfResource, writeClaimsOf } from "../engine/records.ts";
 import { notFound } from "../errors.ts";
+import { requireProposal, scopeOfResource, writeClaimsOf } from "../handlers/records.ts";
 import type { EvaluationInput } from "../policy/types.ts";
 import type { Tx } from "../store/index.ts";
 import type { ClaimRecord, ProposalRecord } from "../vocabulary/records.ts";

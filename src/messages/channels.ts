@@ -2,9 +2,9 @@
 // agent reads a channel when it chooses, each message with its own read_at.
 
 import { didYouMean, suggestion } from "../domain/text.ts";
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
 import { notFound } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
 import { actorIn } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

@@ -3,9 +3,9 @@
 // wait_ms an empty inbox waits for a commit, as table.watch does: each look is its own short read
 // transaction, none is held while waiting. Reading marks nothing read.
 
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
 import { ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
 import { actorIn, OPERATOR } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

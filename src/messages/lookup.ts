@@ -1,8 +1,9 @@
 // What every message tool shares: who the actor is (an agent the operator names must exist), which
 // messages an actor may read, and a message looked up by id. Kept apart so each tool's file holds
 // only its own rule.
-import type { Env } from "../engine/env.ts";
+
 import { notFound, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import { OPERATOR } from "../peers/actor.ts";
 import type { Tx } from "../store/index.ts";
 import type { MessageRecord } from "../vocabulary/records.ts";

@@ -2,8 +2,8 @@
 // stored row is what the addressee's inbox and the channel read, so nothing else has to happen. The
 // event names sender and target but carries no body: table.watch is everyone's, a direct message not.
 
-import type { Env } from "../engine/env.ts";
 import { invalidArgument } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import { actorIn, checkBody, notSelf, requireAddressee } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

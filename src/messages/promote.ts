@@ -4,9 +4,9 @@
 // a proposed one; the operator opens it with task.update_status. A message is promoted at most once
 // into each kind: a second time names the first promotion.
 
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
 import { failedPrecondition, invalidArgument } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
 import { actorIn } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

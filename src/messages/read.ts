@@ -2,8 +2,8 @@
 // Read is its own outcome, one row per reader beside the message: delivery never implies it, and a
 // message read before keeps its first read time.
 
-import type { Env } from "../engine/env.ts";
 import { ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import { actorIn } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

@@ -3,8 +3,8 @@
 // addressable pseudo-agent for the person running the table.
 import { actorId } from "../context.ts";
 import { didYouMean, echo, suggestion } from "../domain/text.ts";
-import type { Env } from "../engine/env.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";
 

@@ -2,8 +2,8 @@
 // not, and whether a live session holds it) and `operator`, the person running the table. The
 // operator is listed with role "operator", enabled, and never live: no session ever holds it, and
 // what is addressed to it waits in its inbox until the person looks.
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { OPERATOR } from "./actor.ts";

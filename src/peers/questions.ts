@@ -3,9 +3,9 @@
 // with the cancelled request, which stays cancelled). Nothing here ever changes a request's
 // assignee: the question stays with whom it was asked of, whatever that agent works on next.
 
-import type { Env } from "../engine/env.ts";
-import { checkRevision, newRecordId, requireProposal, requireTask } from "../engine/records.ts";
 import { failedPrecondition } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { checkRevision, newRecordId, requireProposal, requireTask } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";

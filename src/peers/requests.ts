@@ -1,8 +1,9 @@
 // What every peer-question tool shares: who the actor is (checked), the request looked up, who may
 // read or act on it, and the events it appends. The rights live here, once, so the seven tools
 // cannot drift apart on them.
-import type { Env } from "../engine/env.ts";
+
 import { notFound, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Tx } from "../store/index.ts";
 import type { PeerAnswerRecord, PeerRequestRecord } from "../vocabulary/records.ts";
 import { OPERATOR } from "./actor.ts";

@@ -4,8 +4,8 @@
 // process's within ~20 ms. A bounded wait never closes the request: at the timeout it is returned
 // still open, with `timed_out: true`.
 
-import type { Env } from "../engine/env.ts";
 import { ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { PeerAnswerRecord, PeerRequestRecord } from "../vocabulary/records.ts";
 import { actorIn } from "./actor.ts";

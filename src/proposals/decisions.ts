@@ -1,8 +1,8 @@
 // Decisions: an append-only record with its links (proposal, task, run) and its event. decision.record
 // makes one; rejecting a proposal makes one too, through insertDecision.
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
-import { newRecordId, requireProposal, requireRun, requireTask } from "../engine/records.ts";
+import type { Env } from "../handlers/env.ts";
+import { newRecordId, requireProposal, requireRun, requireTask } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 

@@ -2,7 +2,8 @@
 // revision), withdrawn by its author, or rejected with a decision. Only its author revises or
 // withdraws it, and only while it is open.
 import { actorId } from "../context.ts";
-import { type Env, named } from "../engine/env.ts";
+import { ToolError } from "../errors.ts";
+import { type Env, named } from "../handlers/env.ts";
 import {
 	checkRevision,
 	newRecordId,
@@ -10,8 +11,7 @@ import {
 	requireProposal,
 	requireRun,
 	requireTask,
-} from "../engine/records.ts";
-import { ToolError } from "../errors.ts";
+} from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { ProposalRecord } from "../vocabulary/records.ts";

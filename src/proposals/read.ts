@@ -4,9 +4,9 @@
 // task, status, author or run.
 import { fileSections, type ParsedPatch, parsePatch } from "../domain/patch.ts";
 import { type ReadScope, readRefusal } from "../domain/read-scope.ts";
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
-import { requireProposal } from "../engine/records.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
+import { requireProposal } from "../handlers/records.ts";
 import { readPatch } from "../patches.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

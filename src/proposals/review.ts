@@ -4,11 +4,11 @@
 // sends each to review with the same sendToReview.
 import { actorId } from "../context.ts";
 import { type ParsedPatch, parsePatch } from "../domain/patch.ts";
-import type { Env } from "../engine/env.ts";
-import { checkRevision, requireProposal } from "../engine/records.ts";
 import { conflict, failedPrecondition } from "../errors.ts";
 import { policyOf } from "../gates/check.ts";
 import { type DecisionEvidence, evaluationInput, gatherDecisionEvidence } from "../gates/evidence.ts";
+import type { Env } from "../handlers/env.ts";
+import { checkRevision, requireProposal } from "../handlers/records.ts";
 import { readPatch } from "../patches.ts";
 import { evaluate, PolicyError, reviewRoles } from "../policy/index.ts";
 import type { Evaluation, Policy } from "../policy/types.ts";

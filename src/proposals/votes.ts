@@ -1,8 +1,8 @@
 // Votes on an open proposal: one per agent, recorded against the patch revision it saw (a new vote
 // replaces the agent's earlier one), and listed a page at a time.
-import type { Env } from "../engine/env.ts";
-import { cursorKey, page } from "../engine/paging.ts";
-import { requireEnabledAgent, requireProposal } from "../engine/records.ts";
+import type { Env } from "../handlers/env.ts";
+import { cursorKey, page } from "../handlers/paging.ts";
+import { requireEnabledAgent, requireProposal } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";

@@ -1,9 +1,9 @@
 // repo.read_file, repo.search, repo.symbols, repo.dependency_context: read-only views of the
 // repository, every path through the one guard (src/repo/guard.ts).
 
-import type { Env } from "../engine/env.ts";
-import { repoGuard } from "../engine/env.ts";
 import { invalidArgument, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { repoGuard } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import { dependencyContext as contextOf } from "./deps/index.ts";
 import { readLines } from "./read.ts";

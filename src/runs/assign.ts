@@ -2,7 +2,7 @@
 // cursor (the last agent given a task) kept in chair_state across ticks and restarts.
 
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 

@@ -3,8 +3,8 @@
 
 import { actorId } from "../context.ts";
 import { convergenceOf, endOf } from "../domain/convergence.ts";
-import type { Env } from "../engine/env.ts";
-import { requireRun } from "../engine/records.ts";
+import type { Env } from "../handlers/env.ts";
+import { requireRun } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 

@@ -3,7 +3,7 @@
 
 import { expireDue } from "../claims/lifecycle.ts";
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { expireTurn } from "../turns/lease.ts";

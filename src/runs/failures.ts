@@ -1,7 +1,7 @@
 // What the Chair records when it fails: a step's error on one subject (chair.error), or a whole tick
 // (orchestrator.retry, or giving up: the run failed and orchestrator.failed).
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 

@@ -1,8 +1,8 @@
 // run.open, the operator's: creates a run, continues the active one, or (only with resume) makes an
 // ended one active again, with the event that says which.
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";

@@ -4,10 +4,10 @@
 // fails (a poison record) is returned as a failure and leaves no rows while the others commit.
 
 import type { ParsedPatch } from "../domain/patch.ts";
-import type { Env } from "../engine/env.ts";
-import { requireProposal } from "../engine/records.ts";
 import { asToolError, type ErrorCode } from "../errors.ts";
 import { gatherDecisionEvidence, noVerdictsYet } from "../gates/evidence.ts";
+import type { Env } from "../handlers/env.ts";
+import { requireProposal } from "../handlers/records.ts";
 import { parsedPatch, type ReviewInputs, reviewPolicy, sendToReview } from "../proposals/review.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

@@ -2,7 +2,7 @@
 // scheduled with a lease (turns.lease_seconds).
 
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { leaseEnd } from "../turns/lease.ts";

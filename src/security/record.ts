@@ -1,9 +1,9 @@
 // The security review record: the scan's verdict (or a manual one) with its findings and summary,
 // bound to the patch revision that was scanned, and a `security.reviewed` event.
 import { type Finding, verdictOf } from "../domain/security-scan.ts";
-import type { Env } from "../engine/env.ts";
-import { newRecordId, requireProposal, requireTask } from "../engine/records.ts";
 import { conflict } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { newRecordId, requireProposal, requireTask } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { ReviewInput } from "./scan.ts";

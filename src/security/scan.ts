@@ -3,12 +3,12 @@
 import { parseCanonicalId } from "../domain/claims.ts";
 import { parsePatch } from "../domain/patch.ts";
 import { type Finding, scanLines } from "../domain/security-scan.ts";
-import type { Env } from "../engine/env.ts";
-import { repoGuard } from "../engine/env.ts";
-import { requireProposal } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
 import { policyOf } from "../gates/check.ts";
 import { addedLines } from "../gates/evidence.ts";
+import type { Env } from "../handlers/env.ts";
+import { repoGuard } from "../handlers/env.ts";
+import { requireProposal } from "../handlers/records.ts";
 import { readPatch } from "../patches.ts";
 import { DEFAULT_POLICY } from "../policy/defaults.ts";
 import type { Args } from "../registry/index.ts";

@@ -5,8 +5,8 @@
 import { configuredAgents } from "../config/agents.ts";
 import { CONFIG_PATH } from "../config/paths.ts";
 import { didYouMean, quoted, suggestion } from "../domain/text.ts";
-import type { Env } from "../engine/env.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { StoredAgent } from "../store/agents.ts";
 import type { Tx } from "../store/index.ts";

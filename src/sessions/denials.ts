@@ -3,8 +3,8 @@
 // minute are counted and folded into the next event's `count`, which session.record_denial appends.
 import type { AgentPrincipal } from "../context.ts";
 import { clip } from "../domain/text.ts";
-import type { Env } from "../engine/env.ts";
 import type { ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Tx } from "../store/index.ts";
 
 export const DENIAL_WINDOW_MS = 60_000;

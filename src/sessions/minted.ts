@@ -2,15 +2,15 @@
 // closing one when its agent exits (its claims released, suspended or held), marking one used.
 import { releaseClaim, suspendClaim } from "../claims/lifecycle.ts";
 import { actorId } from "../context.ts";
-import type { Env } from "../engine/env.ts";
+import { failedPrecondition, invalidArgument } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import {
 	newRecordId,
 	requireEnabledAgent,
 	requireProposal,
 	requireRun,
 	requireTask,
-} from "../engine/records.ts";
-import { failedPrecondition, invalidArgument } from "../errors.ts";
+} from "../handlers/records.ts";
 import { OPEN } from "../proposals/open.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";

@@ -2,9 +2,9 @@
 // agent's session, its resume command made from the adapter's pattern, and looking a session up.
 import { isAbsolute } from "node:path";
 import { didYouMean, quoted, suggestion } from "../domain/text.ts";
-import type { Env } from "../engine/env.ts";
-import { checkRevision, requireEnabledAgent, requireRun } from "../engine/records.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { checkRevision, requireEnabledAgent, requireRun } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Tx } from "../store/index.ts";

@@ -1,9 +1,9 @@
 // test.evidence.submit: a Tester's own report of a test it ran, bound to the proposal's current
 // patch revision and its active session, with bounded command and summary sizes.
 
-import { type Env, named } from "../engine/env.ts";
-import { requireEnabledAgent, requireProposal } from "../engine/records.ts";
 import { invalidArgument, ToolError } from "../errors.ts";
+import { type Env, named } from "../handlers/env.ts";
+import { requireEnabledAgent, requireProposal } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import { mintId } from "../vocabulary/ids.ts";

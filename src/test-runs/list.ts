@@ -1,6 +1,6 @@
 // test.list: the operator's list of recorded test runs, newest first, of one proposal (which must
 // exist) or of all; what the dashboard shows beside a proposal's revisions.
-import { requireProposal } from "../engine/records.ts";
+import { requireProposal } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 

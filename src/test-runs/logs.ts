@@ -3,9 +3,9 @@
 
 import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
-import type { Env } from "../engine/env.ts";
 import { notFound } from "../errors.ts";
 import { writeFileAtomic } from "../fsutil.ts";
+import type { Env } from "../handlers/env.ts";
 import { LAYOUT } from "../layout.ts";
 import type { Args } from "../registry/index.ts";
 import { charStartFrom, wholeCharsEnd } from "./process.ts";

@@ -1,9 +1,9 @@
 // test.suggest: which proposal and task the suggestions are for, and whether the change's risk lets
 // them be narrowed; the project scan that finds the commands is discover.ts.
 
-import type { Env } from "../engine/env.ts";
-import { requireProposal, requireTask } from "../engine/records.ts";
 import { invalidArgument } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { requireProposal, requireTask } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import { RepoGuard } from "../repo/guard.ts";
 import { suggestTests } from "./discover.ts";

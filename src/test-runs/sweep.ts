@@ -1,7 +1,7 @@
 // test.sweep_interrupted, the crash sweep the owner runs at start: runs a crash left `running`
 // become `interrupted`, and the processes their tests left behind are stopped.
 
-import type { Env, Key } from "../engine/env.ts";
+import type { Env, Key } from "../handlers/env.ts";
 import { isAlive } from "../os/process.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { TestRunOutcome } from "../store/test-runs.ts";

@@ -1,7 +1,8 @@
 // agent.turn_start and agent.turn_complete: a scheduled turn is started (its lease renewed), a started
 // one completed, with the seed's checks in its order; a turn whose lease ran out can do neither.
-import type { Env } from "../engine/env.ts";
+
 import { failedPrecondition, notFound, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { TurnRow } from "../store/turns.ts";

@@ -1,9 +1,10 @@
 // agent.turn_request: joining a run's FIFO turn queue, with the seed's checks in its order. One
 // outstanding request per agent per run; the event is the record, the `turns` row follows it. And
 // turn.queue, the operator's read of the outstanding requests.
-import type { Env } from "../engine/env.ts";
-import { requireEnabledAgent, requireRun } from "../engine/records.ts";
+
 import { failedPrecondition, invalidArgument } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
+import { requireEnabledAgent, requireRun } from "../handlers/records.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { RunRecord } from "../vocabulary/records.ts";

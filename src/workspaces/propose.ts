@@ -1,8 +1,9 @@
 // The workspace tools: what a session changed (workspace.diff), and that change made a proposal or
 // its next revision (workspace.propose), computed here on the owner's side from the workspace and
 // recorded by the proposal engine exactly as proposal.create / proposal.attach_patch record theirs.
-import type { Env } from "../engine/env.ts";
+
 import { failedPrecondition, invalidArgument, notFound, ToolError } from "../errors.ts";
+import type { Env } from "../handlers/env.ts";
 import { readPatch, storePatch } from "../patches.ts";
 import { attachPatch, create as createProposal } from "../proposals/lifecycle.ts";
 import { type PreparedPatch, preparePatch } from "../proposals/patch.ts";

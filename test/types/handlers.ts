@@ -3,8 +3,8 @@
 
 import { operatorContext } from "../../src/context.ts";
 import { call, route } from "../../src/dispatch.ts";
-import type { Done, Key, Ticket } from "../../src/engine/env.ts";
-import type { MutationHandler, TxHandler } from "../../src/engine/handlers.ts";
+import type { Done, Key, Ticket } from "../../src/handlers/env.ts";
+import type { MutationHandler, TxHandler } from "../../src/handlers/types.ts";
 import type { Result } from "../../src/registry/index.ts";
 import type { Runtime } from "../../src/runtime.ts";
 import type { Tx } from "../../src/store/index.ts";

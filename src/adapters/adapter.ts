@@ -16,6 +16,8 @@ export interface ClientLaunch {
 	sandboxed: boolean;
 	/** The first message to the agent, if any. */
 	prompt?: string;
+	/** Without a terminal: the CLI's one-shot form, which takes the prompt and runs to its end. */
+	headless: boolean;
 }
 
 /** The CLI's argv and the variables it needs set; files it reads are written into `dir`. */

@@ -20,8 +20,9 @@ export const gemini: Adapter = (base, l) => {
 		argv: [
 			...base,
 			...(l.sandboxed ? ["--approval-mode", "yolo"] : []),
-			// A bare prompt would make Gemini answer once and exit; this keeps the session interactive.
-			...(l.prompt === undefined ? [] : ["--prompt-interactive", l.prompt]),
+			// At a terminal a bare prompt would make Gemini answer once and exit; --prompt-interactive
+			// keeps the session. Headless, answering once and exiting is the point.
+			...(l.prompt === undefined ? [] : [l.headless ? "--prompt" : "--prompt-interactive", l.prompt]),
 		],
 		env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(l.dirInside, file) },
 		files: [file],

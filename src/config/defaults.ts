@@ -16,6 +16,11 @@ export interface PoolConfig {
 
 export interface AdapterConfig {
 	command: string;
+	/**
+	 * The CLI without a terminal (sessions launched by a script, the owner or CI): its one-shot form,
+	 * given the prompt and run to its end. Empty: the command, as at a terminal.
+	 */
+	headless: string;
 	supports_resume: boolean;
 	resume_pattern: string;
 	supports_mcp: boolean;
@@ -108,8 +113,10 @@ const adapter = (
 	resumePattern: string,
 	env: string[] = [],
 	egress: string[] = [],
+	headless = "",
 ): AdapterConfig => ({
 	command,
+	headless,
 	supports_resume: resumePattern !== "",
 	resume_pattern: resumePattern,
 	supports_mcp: command !== "sh",
@@ -148,18 +155,21 @@ export function defaultConfig(): Config {
 				"codex resume {{external_session_id}}",
 				["OPENAI_API_KEY", "CODEX_*"],
 				["api.openai.com", "chatgpt.com", "auth.openai.com"],
+				"codex exec --skip-git-repo-check --json",
 			),
 			claude: adapter(
 				"claude",
 				"claude --resume {{external_session_id}}",
 				["ANTHROPIC_*", "CLAUDE_*"],
 				["api.anthropic.com", "console.anthropic.com", "claude.ai"],
+				"claude -p --output-format stream-json --verbose",
 			),
 			gemini: adapter(
 				"gemini",
 				"gemini resume {{external_session_id}}",
 				["GEMINI_*", "GOOGLE_*"],
 				["generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"],
+				"gemini --output-format stream-json",
 			),
 			opencode: adapter("opencode", ""),
 			generic: adapter("sh", ""),

@@ -77,6 +77,7 @@ export function parseConfig(text: string, file = CONFIG_PATH): Config {
 
 const blankAdapter = (): AdapterConfig => ({
 	command: "",
+	headless: "",
 	supports_resume: false,
 	resume_pattern: "",
 	supports_mcp: false,

@@ -16,6 +16,7 @@ const pool = type({
 const adapter = type({
 	"+": "reject",
 	"command?": "string",
+	"headless?": "string",
 	"supports_resume?": "boolean",
 	"resume_pattern?": "string",
 	"supports_mcp?": "boolean",

@@ -32,13 +32,16 @@ agents:
   implementers: { count: 2, adapter: codex, model: default }
   reviewers: { count: 1, adapter: gemini, model: default }
 
-# How each agent CLI is started and resumed. New adapter names are allowed. In its sandbox an agent
+# How each agent CLI is started and resumed: command at a terminal, headless without one (a
+# script, CI), given the prompt and run to its end. New adapter names are allowed (a CLI that needs
+# more than a command line gets a module in src/adapters/). In its sandbox an agent
 # gets, of your environment, PATH, HOME, LANG, LC_ALL, TZ, TERM, CI, tests.env_allowlist and its
 # adapter's env (a trailing * matches a prefix); it reaches only the egress hosts (host, *.domain,
 # host:port; port 443 unless named), through a proxy that records every refusal as an event.
 adapters:
   codex:
     command: codex
+    headless: codex exec --skip-git-repo-check --json
     supports_resume: true
     resume_pattern: codex resume {{external_session_id}}
     supports_mcp: true
@@ -48,6 +51,7 @@ adapters:
     egress: [api.openai.com, chatgpt.com, auth.openai.com]
   claude:
     command: claude
+    headless: claude -p --output-format stream-json --verbose
     supports_resume: true
     resume_pattern: claude --resume {{external_session_id}}
     supports_mcp: true
@@ -57,6 +61,7 @@ adapters:
     egress: [api.anthropic.com, console.anthropic.com, claude.ai]
   gemini:
     command: gemini
+    headless: gemini --output-format stream-json
     supports_resume: true
     resume_pattern: gemini resume {{external_session_id}}
     supports_mcp: true
@@ -66,6 +71,7 @@ adapters:
     egress: [generativelanguage.googleapis.com, cloudcode-pa.googleapis.com, oauth2.googleapis.com]
   opencode:
     command: opencode
+    headless: ""
     supports_resume: false
     resume_pattern: ""
     supports_mcp: true
@@ -75,6 +81,7 @@ adapters:
     egress: []
   generic:
     command: sh
+    headless: ""
     supports_resume: false
     resume_pattern: ""
     supports_mcp: false

@@ -188,13 +188,17 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		const workspace = ws?.work ?? join(dir, "workspace");
 		privateDir(workspace);
 		const cwd = sandboxed ? WORKSPACE_INSIDE : root;
-		const client = clientCommand(adapterName, adapter.command, {
+		// Without a terminal the CLI runs its one-shot form, which needs a first message.
+		const headless = !process.stdin.isTTY && adapter.headless.trim() !== "";
+		const prompt = o.prompt ?? (headless ? defaultPrompt(session.agent_id, session.task_id) : undefined);
+		const client = clientCommand(adapterName, headless ? adapter.headless : adapter.command, {
 			dir,
 			dirInside: sandboxed ? SESSION_INSIDE : dir,
 			bridge: stdioCommand(cwd),
 			variables: SESSION_VARIABLES,
 			sandboxed,
-			...(o.prompt !== undefined && { prompt: o.prompt }),
+			headless,
+			...(prompt !== undefined && { prompt }),
 		});
 		const argv = o.command ?? client.argv;
 		const homeIn = sandboxed ? homeInside() : homedir();
@@ -316,6 +320,17 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		// A socket of its own folder under the runtime folder (a long project path): that folder too.
 		if (!socket.startsWith(dir + sep)) rmSync(dirname(socket), { recursive: true, force: true });
 	}
+}
+
+/** The first message of a headless session given no --prompt: where its work is, and how to start. */
+export function defaultPrompt(agent: string, task: string | null): string {
+	return [
+		`You are ${agent}, working through Roundtable's MCP tools (the server named roundtable).`,
+		task === null ? "" : `Your task is ${task}; the files it may read are in your working folder.`,
+		"Call agent.brief first and do its required_next_action: claim before you change a file, edit files with your own tools, then propose what you changed with workspace.propose.",
+	]
+		.filter(Boolean)
+		.join(" ");
 }
 
 /** The agent's pid on the host: the child of the namespace's init that bwrap reported, or undefined. */

@@ -15,6 +15,7 @@ const launch = (sandboxed: boolean, prompt?: string) => ({
 	bridge: { command: "/opt/rt/bin/roundtable", args: ["mcp", "stdio", "--root", "/workspace"] },
 	variables: ["ROUNDTABLE_SESSION_SOCKET", "ROUNDTABLE_CAPABILITY"],
 	sandboxed,
+	headless: false,
 	...(prompt !== undefined && { prompt }),
 });
 
@@ -89,6 +90,20 @@ describe("the adapters", () => {
 			general: { disableAutoUpdate: true },
 		});
 		expect(clientCommand("gemini", "gemini", launch(false)).argv).toEqual(["gemini"]);
+		// Headless, it answers the prompt and exits: --prompt, not --prompt-interactive.
+		const oneShot = clientCommand("gemini", "gemini --output-format stream-json", {
+			...launch(true, "Do T-1."),
+			headless: true,
+		});
+		expect(oneShot.argv).toEqual([
+			"gemini",
+			"--output-format",
+			"stream-json",
+			"--approval-mode",
+			"yolo",
+			"--prompt",
+			"Do T-1.",
+		]);
 	});
 
 	test("any other CLI: its command, the prompt last, nothing written", () => {

@@ -147,6 +147,7 @@ describe("real YAML", () => {
 		);
 		expect(c.adapters.mycodex).toEqual({
 			command: "/opt/bin/mycodex",
+			headless: "",
 			supports_resume: false,
 			resume_pattern: "",
 			// not set by the file or the merged anchor: blank, as for any new adapter
@@ -234,6 +235,7 @@ describe("merging over the defaults", () => {
 		);
 		expect(c.adapters.aider).toEqual({
 			command: "aider --yes",
+			headless: "",
 			supports_resume: false,
 			resume_pattern: "",
 			supports_mcp: true,

@@ -312,7 +312,9 @@ describe("launched by `roundtable sessions launch`: the client configured for th
 	function adapterCommand(adapter: string, command: string, egress?: string[]) {
 		const file = join(root, ".roundtable", "config.yaml");
 		const doc = parseDocument(readFileSync(file, "utf8"));
+		// No headless form: without a terminal the launch runs this command as it is, no prompt added.
 		doc.setIn(["adapters", adapter, "command"], command);
+		doc.setIn(["adapters", adapter, "headless"], "");
 		if (egress) doc.setIn(["adapters", adapter, "egress"], egress);
 		writeFileSync(file, doc.toString());
 	}

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { defaultConfig } from "../../src/config/defaults.ts";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
@@ -56,10 +57,16 @@ const PROPOSE = mcp("workspace.propose", { title: "a is 2", summary_md: "Sets a 
 
 const operator = operatorCall;
 
-/** A project whose implementer-1 runs `adapter` with `command`, its egress the model server only. */
-async function project(adapter: string, command: string, egress: string) {
+/**
+ * A project whose implementer-1 runs `adapter`'s default headless form (the tests have no terminal)
+ * from its pinned install, plus `extra` (the scripted model's provider), its egress that model only.
+ */
+async function project(adapter: "codex" | "claude", extra: string[], egress: string) {
+	const headless = defaultConfig().adapters[adapter]?.headless as string;
+	expect(headless.split(" ")[0]).toBe(adapter);
+	const command = [binOf(adapter), ...headless.split(" ").slice(1), ...extra].join(" ");
 	const owned = await ownedProject(tempDir(`rt-real-${adapter}-`), FILES, (doc) => {
-		doc.setIn(["adapters", adapter, "command"], command);
+		doc.setIn(["adapters", adapter, "headless"], command);
 		doc.setIn(["adapters", adapter, "egress"], [egress]);
 	});
 	owners.push(owned);
@@ -73,8 +80,8 @@ async function project(adapter: string, command: string, egress: string) {
 	return owned.root;
 }
 
-/** Launches implementer-1 on T-1 with `adapter`, as an operator would, with `env` for its CLI. */
-async function launched(root: string, adapter: string, env: Record<string, string>) {
+/** Launches implementer-1 on T-1 with `adapter`, as a script would, with `env` for its CLI and `prompt`. */
+async function launched(root: string, adapter: string, env: Record<string, string>, prompt: string[]) {
 	const home = tempDir("rt-real-home-");
 	return runCli(
 		[
@@ -88,8 +95,7 @@ async function launched(root: string, adapter: string, env: Record<string, strin
 			"T-1",
 			"--adapter",
 			adapter,
-			"--prompt",
-			"Do task T-1.",
+			...prompt,
 		],
 		{ env: { ...clientEnv(home), ...env } },
 	);
@@ -173,9 +179,9 @@ describe.skipIf(!sandboxed)("real agent CLIs in a launched session", () => {
 				"model_providers.fake.request_max_retries=0",
 				"model_providers.fake.stream_max_retries=0",
 			].flatMap((c) => ["-c", c]);
-			const command = [binOf("codex"), "exec", "--skip-git-repo-check", "--ephemeral", "--json", ...provider];
-			const root = await project("codex", command.join(" "), `http://127.0.0.1:${model.port}`);
-			const r = await launched(root, "codex", { OPENAI_API_KEY: "scripted" });
+			const root = await project("codex", ["--ephemeral", ...provider], `http://127.0.0.1:${model.port}`);
+			const r = await launched(root, "codex", { OPENAI_API_KEY: "scripted" }, ["--prompt", "Do task T-1."]);
+			expect(JSON.stringify(model.requests[0])).toContain("Do task T-1.");
 			const results = model.results();
 			expect(results, r.stdout + r.stderr).toHaveLength(5);
 			expect(results[0]).toContain('"required_next_action":"Resume task T-1');
@@ -205,20 +211,17 @@ describe.skipIf(!sandboxed)("real agent CLIs in a launched session", () => {
 			{ say: "Proposed." },
 		]);
 		try {
-			const command = [
-				binOf("claude"),
-				"-p",
-				"--model",
-				"scripted",
-				"--output-format",
-				"stream-json",
-				"--verbose",
-			];
-			const root = await project("claude", command.join(" "), `http://127.0.0.1:${model.port}`);
-			const r = await launched(root, "claude", {
-				ANTHROPIC_BASE_URL: model.url,
-				ANTHROPIC_API_KEY: "scripted",
-			});
+			const root = await project("claude", ["--model", "scripted"], `http://127.0.0.1:${model.port}`);
+			// No --prompt: a headless session's first message says where its work is and how to start.
+			const r = await launched(
+				root,
+				"claude",
+				{ ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "scripted" },
+				[],
+			);
+			const first = JSON.stringify(model.requests.find((b) => Array.isArray(b.tools) && b.tools.length > 0));
+			expect(first).toContain("You are implementer-1, working through Roundtable's MCP tools");
+			expect(first).toContain("Call agent.brief first");
 			const results = model.results();
 			expect(results, r.stdout.slice(-4000) + r.stderr).toHaveLength(6);
 			expect(results[0]).toContain('"required_next_action":"Resume task T-1');

@@ -23,6 +23,8 @@ export const LAYOUT = {
 	ownerLog: `${DOT}/logs/owner.log`,
 	/** A launched session's folder: its socket and per-launch client configuration. */
 	sessions: `${DOT}/sessions`,
+	/** What headless sessions' agents wrote (stdout and stderr), bounded, kept after the session. */
+	transcripts: `${DOT}/transcripts`,
 	/** The operator's HTTP bearer token (0600). */
 	operatorToken: `${DOT}/operator.token`,
 	/** What init wrote, to tell a user's edit from its own. */

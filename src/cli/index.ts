@@ -396,6 +396,15 @@ function sessionsCommands(): Command[] {
 			load: load("launch"),
 		},
 		{
+			name: "sessions log",
+			usage: "roundtable sessions log ID [--follow]",
+			summary:
+				"Print a session's transcript: what its agent wrote to stdout and stderr when it was launched without a terminal (kept in .roundtable/transcripts/, at most sessions.log_bytes, the newest; its capability and the operator's token redacted). --follow keeps printing until the session ends.",
+			flags: { session, follow: { kind: "boolean", help: "keep printing until the session ends" } },
+			positional: "session",
+			load: load("log"),
+		},
+		{
 			name: "sessions revoke",
 			usage: "roundtable sessions revoke ID",
 			summary:

@@ -1,12 +1,14 @@
 // `sessions [list]|register|heartbeat|end` and `resume`: the record of the external agent sessions
 // (Codex, Claude Code, …) working on the project, and the briefing an agent gets when it comes back.
 // Operator commands: session.register, .heartbeat and .end (operator tools, not listed to agents).
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { renderBriefing } from "../briefing/render.ts";
 import { claimsById, type ResumeBriefing } from "../briefing/resume.ts";
 import { call } from "../dispatch.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/text.ts";
 import { type Binding, launch as runLaunch } from "../launch/launch.ts";
+import { transcriptPath } from "../launch/transcript.ts";
 import { openRuntime } from "../runtime.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { requireSession } from "../sessions/registration.ts";
@@ -244,6 +246,50 @@ export const resume = command(async (rt, ctx, flags) => {
 	const briefing: ResumeBriefing = { session, ...brief, suspended_claims: suspended };
 	if (flags.json) return print(flags, briefing, []);
 	process.stdout.write(renderBriefing(briefing));
+	return 0;
+});
+
+/** `sessions log ID [--follow]`: a headless session's transcript; with --follow, until the session ends. */
+export const log = command(async (rt, ctx, flags) => {
+	const id = text(flags, "session");
+	if (id === undefined) throw new UsageError("sessions log needs the session's id");
+	const path = transcriptPath(rt.root, id);
+	const ended = async () => {
+		const s = await rt.store.withTransaction("read", (tx) => tx.sessions.get(id));
+		if (!s) throw new UsageError(`no session ${quoted(id)}`);
+		return s.status === "ended";
+	};
+	const done = await ended();
+	let offset = 0;
+	const printNew = () => {
+		const size = existsSync(path) ? statSync(path).size : 0;
+		// Past its bound the file was trimmed to its newest part: go on from its new end.
+		if (size < offset) offset = size;
+		if (size === offset) return;
+		const fd = openSync(path, "r");
+		try {
+			const bytes = Buffer.alloc(size - offset);
+			readSync(fd, bytes, 0, bytes.length, offset);
+			process.stdout.write(bytes);
+			offset = size;
+		} finally {
+			closeSync(fd);
+		}
+	};
+	if (!existsSync(path) && (done || flags.follow !== true)) {
+		process.stderr.write(
+			`roundtable: session ${id} has no transcript (only a session launched without a terminal keeps one)\n`,
+		);
+		return 1;
+	}
+	printNew();
+	if (flags.follow !== true || done) return 0;
+	while (!ctx.signal.aborted) {
+		await Bun.sleep(200);
+		const over = await ended();
+		printNew();
+		if (over) break;
+	}
 	return 0;
 });
 

@@ -65,6 +65,8 @@ export interface Config {
 		capability_ttl_seconds: number;
 		/** A launched agent in bubblewrap: where it works (auto), always (required), never (off). */
 		sandbox: "auto" | "required" | "off";
+		/** A headless session's transcript keeps at most this many bytes (the newest). */
+		log_bytes: number;
 	};
 	/** What every sandbox shows beyond its allowlist: toolchain folders, read-only. */
 	sandbox: { expose: string[] };
@@ -176,7 +178,7 @@ export function defaultConfig(): Config {
 		},
 		turns: { lease_seconds: 600 },
 		claims: { default_ttl_seconds: 900 },
-		sessions: { capability_ttl_seconds: 28800, sandbox: "auto" },
+		sessions: { capability_ttl_seconds: 28800, sandbox: "auto", log_bytes: 4 * 1024 * 1024 },
 		tests: {
 			allowed_commands: [
 				"npm test",

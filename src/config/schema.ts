@@ -57,6 +57,7 @@ export const configFileSchema = type({
 		"+": "reject",
 		"capability_ttl_seconds?": positiveInt,
 		"sandbox?": "'auto' | 'required' | 'off'",
+		"log_bytes?": positiveInt,
 	},
 	"tests?": {
 		"+": "reject",

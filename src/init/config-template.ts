@@ -104,6 +104,9 @@ sessions:
   # system, its tools, an empty workspace and a private home with a copy of its login: it reads the
   # project through the repository tools. auto: where bwrap works; required: refuse without; off.
   sandbox: auto
+  # Without a terminal, what the agent writes is kept in .roundtable/transcripts/ (roundtable
+  # sessions log ID), at most this many bytes, the newest.
+  log_bytes: 4194304
 
 # What every sandbox (test runs, launched agents) shows beyond the system, the command's own tools
 # and its directory: toolchain folders it needs, read-only (a pyenv, an nvm node, a Go module cache).

@@ -69,6 +69,7 @@ repo.lock
 init-state.json
 operator.token
 sessions/
+transcripts/
 mcp/
 patches/
 journal/

@@ -10,6 +10,7 @@ import { existsSync, lstatSync, readFileSync, realpathSync, rmSync } from "node:
 import { constants, homedir } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { clientCommand } from "../adapters/index.ts";
+import { operatorTokens } from "../config/operator-token.ts";
 import { operatorContext, systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { LAYOUT } from "../layout.ts";
@@ -26,6 +27,7 @@ import { privateDir, sessionDir } from "../sessions/paths.ts";
 import { createWorkspace, type Workspace } from "../workspaces/create.ts";
 import { draftOf } from "../workspaces/propose.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
+import { Transcript, transcriptPath } from "./transcript.ts";
 
 /** What a launched agent's environment gets of Roundtable: these, and nothing else. */
 export const SESSION_VARIABLES = [
@@ -277,15 +279,32 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 			code = 128 + (signalNumber(stopped) ?? 0);
 			return code;
 		}
+		// Without a terminal what the agent writes is also kept, redacted, as the session's transcript.
+		const transcript = process.stdin.isTTY
+			? undefined
+			: new Transcript(transcriptPath(root, session.id), config.sessions.log_bytes, [
+					capability,
+					...operatorTokens(root),
+				]);
 		const agentProcess = Bun.spawn(wrapped.argv, {
 			cwd: sandboxed ? workspace : root,
 			env,
-			stdio: ["inherit", "inherit", "inherit", ...wrapped.fds],
+			stdio: transcript
+				? ["inherit", "pipe", "pipe", ...wrapped.fds]
+				: ["inherit", "inherit", "inherit", ...wrapped.fds],
 		});
 		child = agentProcess;
 		agentOf = () => (sandboxed ? agentPid(statusFile) : agentProcess.pid);
 		wrapped.close();
+		const copied = transcript
+			? [
+					copy(agentProcess.stdout as ReadableStream<Uint8Array>, process.stdout, transcript),
+					copy(agentProcess.stderr as ReadableStream<Uint8Array>, process.stderr, transcript),
+				]
+			: [];
 		await agentProcess.exited;
+		await Promise.all(copied);
+		transcript?.close();
 		code = agentProcess.exitCode ?? 128 + (signalNumber(String(agentProcess.signalCode)) ?? 0);
 		reason = agentProcess.signalCode
 			? `killed by ${agentProcess.signalCode}`
@@ -319,6 +338,38 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		else if (ws) o.log(`roundtable: session ${session.id}'s workspace is kept at ${ws.work}`);
 		// A socket of its own folder under the runtime folder (a long project path): that folder too.
 		if (!socket.startsWith(dir + sep)) rmSync(dirname(socket), { recursive: true, force: true });
+	}
+}
+
+/**
+ * Passes what the agent writes on to `out` as it comes, and into its transcript. A reader of `out`
+ * that went away (a closed pipe) stops only the passing on: the transcript still gets it all, and
+ * the agent is never left blocked on a full pipe.
+ */
+async function copy(from: ReadableStream<Uint8Array>, out: NodeJS.WriteStream, transcript: Transcript) {
+	let gone = false;
+	const onError = () => {
+		gone = true;
+	};
+	out.on("error", onError);
+	try {
+		for await (const chunk of from) {
+			transcript.write(chunk);
+			if (gone || out.write(chunk)) continue;
+			await new Promise<void>((resolve) => {
+				const done = () => {
+					out.off("drain", done);
+					out.off("error", done);
+					out.off("close", done);
+					resolve();
+				};
+				out.once("drain", done);
+				out.once("error", done);
+				out.once("close", done);
+			});
+		}
+	} finally {
+		out.off("error", onError);
 	}
 }
 

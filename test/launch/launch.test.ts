@@ -433,6 +433,30 @@ test.skipIf(!sandboxed)(
 	60_000,
 );
 
+test("without a terminal what the agent writes is kept as its transcript, its capability redacted; sessions log prints it", async () => {
+	const token = readFileSync(join(root, ".roundtable/operator.token"), "utf8").trim();
+	// The agent prints its own capability, and tries the operator's token (which it cannot read).
+	const script = `echo "out: $ROUNDTABLE_CAPABILITY"; echo "err: $ROUNDTABLE_CAPABILITY ${token}" >&2; echo done`;
+	const r = await runCli(launchArgs(root, "reviewer-1", ["--adapter", "generic"], ["/bin/sh", "-c", script]));
+	expect(r.code, r.stderr).toBe(0);
+	const session = /session (S-\S+) for/.exec(r.stderr)?.[1] as string;
+	// What the caller sees passes through as written.
+	expect(r.stdout).toMatch(/^out: [\w-]{30,}$/m);
+	const kept = readFileSync(join(root, ".roundtable/transcripts", `${session}.log`), "utf8");
+	expect(kept).toContain("out: [redacted]\n");
+	expect(kept).toContain("err: [redacted] [redacted]\n");
+	expect(kept).toContain("done\n");
+	expect(kept).not.toContain(token);
+	expect(statSync(join(root, ".roundtable/transcripts", `${session}.log`)).mode & 0o777).toBe(0o600);
+	const printed = await runCli(["sessions", "log", session, "--root", root]);
+	expect(printed.stdout).toBe(kept);
+	const followed = await runCli(["sessions", "log", session, "--follow", "--root", root]);
+	expect(followed.stdout).toBe(kept);
+	const none = await runCli(["sessions", "log", "S-nobody", "--root", root]);
+	expect(none.code).toBe(2);
+	expect(none.stderr).toContain("no session 'S-nobody'");
+}, 60_000);
+
 test("the exit status is the agent's, and a session that could not start is closed", async () => {
 	const r = await runCli([
 		"sessions",

@@ -67,6 +67,8 @@ export interface Config {
 		sandbox: "auto" | "required" | "off";
 		/** A headless session's transcript keeps at most this many bytes (the newest). */
 		log_bytes: number;
+		/** A headless session ends at its agent's exit or after this long (SIGTERM, SIGKILL 10 s later). */
+		max_wall_seconds: number;
 	};
 	/** What every sandbox shows beyond its allowlist: toolchain folders, read-only. */
 	sandbox: { expose: string[] };
@@ -178,7 +180,12 @@ export function defaultConfig(): Config {
 		},
 		turns: { lease_seconds: 600 },
 		claims: { default_ttl_seconds: 900 },
-		sessions: { capability_ttl_seconds: 28800, sandbox: "auto", log_bytes: 4 * 1024 * 1024 },
+		sessions: {
+			capability_ttl_seconds: 28800,
+			sandbox: "auto",
+			log_bytes: 4 * 1024 * 1024,
+			max_wall_seconds: 1800,
+		},
 		tests: {
 			allowed_commands: [
 				"npm test",

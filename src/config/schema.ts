@@ -58,6 +58,7 @@ export const configFileSchema = type({
 		"capability_ttl_seconds?": positiveInt,
 		"sandbox?": "'auto' | 'required' | 'off'",
 		"log_bytes?": positiveInt,
+		"max_wall_seconds?": positiveInt,
 	},
 	"tests?": {
 		"+": "reject",

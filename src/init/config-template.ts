@@ -107,6 +107,9 @@ sessions:
   # Without a terminal, what the agent writes is kept in .roundtable/transcripts/ (roundtable
   # sessions log ID), at most this many bytes, the newest.
   log_bytes: 4194304
+  # Without a terminal, a session ends at its agent's exit or after this long: SIGTERM to the agent,
+  # SIGKILL 10 s later; the launch then exits 124.
+  max_wall_seconds: 1800
 
 # What every sandbox (test runs, launched agents) shows beyond the system, the command's own tools
 # and its directory: toolchain folders it needs, read-only (a pyenv, an nvm node, a Go module cache).

@@ -29,6 +29,9 @@ import { draftOf } from "../workspaces/propose.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
 
+/** How long a stopped agent has to finish before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
 /** What a launched agent's environment gets of Roundtable: these, and nothing else. */
 export const SESSION_VARIABLES = [
 	"ROUNDTABLE_SESSION_SOCKET",
@@ -302,13 +305,37 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 					copy(agentProcess.stderr as ReadableStream<Uint8Array>, process.stderr, transcript),
 				]
 			: [];
-		await agentProcess.exited;
+		// Headless, nobody is there to stop it: the session ends at sessions.max_wall_seconds at most,
+		// SIGTERM to the agent itself first (it may finish), then SIGKILL to the sandbox 10 s later.
+		const wallSeconds = config.sessions.max_wall_seconds;
+		let overTime = false;
+		let hardStop: ReturnType<typeof setTimeout> | undefined;
+		const wall = transcript
+			? setTimeout(() => {
+					overTime = true;
+					o.log(
+						`roundtable: session ${session.id} reached sessions.max_wall_seconds (${wallSeconds} s): stopping it`,
+					);
+					forward("SIGTERM");
+					hardStop = setTimeout(() => agentProcess.kill("SIGKILL"), STOP_GRACE_MS);
+				}, wallSeconds * 1000)
+			: undefined;
+		try {
+			await agentProcess.exited;
+		} finally {
+			clearTimeout(wall);
+			clearTimeout(hardStop);
+		}
 		await Promise.all(copied);
 		transcript?.close();
-		code = agentProcess.exitCode ?? 128 + (signalNumber(String(agentProcess.signalCode)) ?? 0);
-		reason = agentProcess.signalCode
-			? `killed by ${agentProcess.signalCode}`
-			: `exit ${agentProcess.exitCode}`;
+		code = overTime
+			? 124
+			: (agentProcess.exitCode ?? 128 + (signalNumber(String(agentProcess.signalCode)) ?? 0));
+		reason = overTime
+			? `stopped at sessions.max_wall_seconds (${wallSeconds} s)`
+			: agentProcess.signalCode
+				? `killed by ${agentProcess.signalCode}`
+				: `exit ${agentProcess.exitCode}`;
 		return code;
 	} finally {
 		for (const [s, h] of handlers) process.off(s, h);

@@ -457,6 +457,42 @@ test("without a terminal what the agent writes is kept as its transcript, its ca
 	expect(none.stderr).toContain("no session 'S-nobody'");
 }, 60_000);
 
+test("without a terminal a session ends at sessions.max_wall_seconds: SIGTERM to the agent, which may finish; SIGKILL 10 s later if it does not", async () => {
+	const owned = await ownedProject(tempDir("rt-launch-wall-"), { "README.md": "# r\n" }, (doc) =>
+		doc.setIn(["sessions", "max_wall_seconds"], 1),
+	);
+	try {
+		const run = async (script: string) => {
+			const started = performance.now();
+			const r = await runCli(
+				launchArgs(owned.root, "reviewer-1", ["--adapter", "generic"], ["/bin/sh", "-c", script]),
+			);
+			return { ...r, seconds: (performance.now() - started) / 1000 };
+		};
+		const finishes = await run("trap 'echo finishing; exit 3' TERM; sleep 30 & wait");
+		expect({ code: finishes.code, out: finishes.stdout }).toEqual({ code: 124, out: "finishing\n" });
+		expect(finishes.stderr).toContain("reached sessions.max_wall_seconds (1 s): stopping it");
+		expect(finishes.seconds).toBeLessThan(8);
+		const stubborn = await run("trap '' TERM; sleep 30 & wait; sleep 30");
+		expect(stubborn.code).toBe(124);
+		expect(stubborn.seconds).toBeGreaterThan(10);
+		expect(stubborn.seconds).toBeLessThan(20);
+		const watched = await runCli(["watch", "--root", owned.root, "--limit", "200", "--json"]);
+		const reasons = (
+			JSON.parse(watched.stdout) as { events: { type: string; payload: { reason?: string } }[] }
+		).events
+			.filter((e) => e.type === "session.closed")
+			.map((e) => e.payload.reason);
+		expect(reasons).toEqual([
+			"stopped at sessions.max_wall_seconds (1 s)",
+			"stopped at sessions.max_wall_seconds (1 s)",
+		]);
+	} finally {
+		owned.owner.kill("SIGTERM");
+		await owned.owner.exited;
+	}
+}, 60_000);
+
 test("the exit status is the agent's, and a session that could not start is closed", async () => {
 	const r = await runCli([
 		"sessions",

@@ -230,6 +230,10 @@ function routeOnce(name: ToolName): Handler {
 			return inTx(name, agents.disable);
 		case "session.mint":
 			return inTx(name, sessions.mint);
+		case "session.start":
+			return mutation(name, sessions.start);
+		case "session.stop":
+			return mutation(name, sessions.stop);
 		case "session.revoke":
 			return inTx(name, sessions.revoke);
 		case "session.record_denial":

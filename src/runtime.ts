@@ -20,7 +20,24 @@ export interface Runtime {
 	 */
 	policy?: Policy | PolicyError;
 	store: Store;
+	/**
+	 * Headless sessions, run by the owner (session.start, session.stop): set by the owner, which wires
+	 * in the launcher; unset in any other process, where starting one is refused.
+	 */
+	sessions?: HeadlessSessions;
 	close(): void;
+}
+
+export interface HeadlessSessions {
+	/** Mints the session and starts its agent; resolves once the session exists, with its id. */
+	start(o: {
+		agent: string;
+		binding: { task_id?: string; proposal_id?: string; run_id?: string };
+		adapter?: string;
+		prompt?: string;
+	}): Promise<string>;
+	/** Stops one this owner runs (SIGTERM, SIGKILL 10 s later); false when it runs none of that id. */
+	stop(sessionId: string): boolean;
 }
 
 export function databasePath(root: string, config: Config): string {

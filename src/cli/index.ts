@@ -396,6 +396,31 @@ function sessionsCommands(): Command[] {
 			load: load("launch"),
 		},
 		{
+			name: "sessions start",
+			usage:
+				"roundtable sessions start --agent ID [--task T] [--proposal P] [--run R] [--adapter NAME] [--prompt TEXT]",
+			summary:
+				"Start an agent's CLI unattended, in the owner (started in the background if none runs): the same session, sandbox and workspace as sessions launch, the adapter's headless form, a prompt (--prompt, else one that says who it is and to start with agent.brief). Prints the session's id at once; its output is the session's transcript (sessions log ID --follow). It ends at the agent's exit, at sessions.max_wall_seconds, or at sessions stop.",
+			flags: {
+				agent: { kind: "string", value: "ID", help: "the agent it runs as (required)" },
+				task: binding.task as FlagSpec,
+				proposal: binding.proposal as FlagSpec,
+				run: binding.run as FlagSpec,
+				adapter: { kind: "string", value: "NAME", help: "the CLI to run (default: the agent's adapter)" },
+				prompt: { kind: "string", value: "TEXT", help: "the agent's first message" },
+			},
+			load: load("start"),
+		},
+		{
+			name: "sessions stop",
+			usage: "roundtable sessions stop ID",
+			summary:
+				"Stop a headless session: SIGTERM to its agent, which may finish, SIGKILL 10 s later; the session then closes as at any end.",
+			flags: { session },
+			positional: "session",
+			load: load("stop"),
+		},
+		{
 			name: "sessions log",
 			usage: "roundtable sessions log ID [--follow]",
 			summary:

@@ -52,6 +52,11 @@ export interface LaunchOptions {
 	command?: string[];
 	/** The agent's first message, given to its CLI as its initial prompt. */
 	prompt?: string;
+	/**
+	 * Run by the owner (session.start): stopped by this signal instead of this process's own stop
+	 * signals, told the session's id as soon as it exists, and its output kept in the transcript only.
+	 */
+	supervised?: { signal: AbortSignal; onSession: (id: string) => void };
 	log: (line: string) => void;
 }
 
@@ -152,6 +157,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	);
 	const socket = session.mcp_socket as string;
 	const dir = sessionDir(root, session.id);
+	o.supervised?.onSession(session.id);
 	// Stop signals are listened for from here on, so one that comes while the session is set up is
 	// never this process's death (which would leave the session open and its workspace behind):
 	// before the agent starts it means do not start it; after, it goes to the agent itself
@@ -171,8 +177,17 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		else child.kill(signal);
 	};
 	const stopSignals = ["SIGTERM", "SIGHUP", ...(process.stdin.isTTY ? [] : ["SIGINT"])] as NodeJS.Signals[];
-	const handlers = stopSignals.map((s) => [s, () => forward(s)] as const);
+	const handlers = o.supervised ? [] : stopSignals.map((s) => [s, () => forward(s)] as const);
 	for (const [s, h] of handlers) process.on(s, h);
+	// Supervised, a stop is SIGTERM to the agent and SIGKILL to its sandbox 10 s later.
+	let stopRequested = false;
+	let killLater: ReturnType<typeof setTimeout> | undefined;
+	const onAbort = () => {
+		stopRequested = true;
+		forward("SIGTERM");
+		killLater = setTimeout(() => child?.kill("SIGKILL"), STOP_GRACE_MS);
+	};
+	o.supervised?.signal.addEventListener("abort", onAbort, { once: true });
 	let code = 1;
 	let reason = "the launch failed";
 	let proxy: EgressProxy | undefined;
@@ -194,7 +209,8 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		privateDir(workspace);
 		const cwd = sandboxed ? WORKSPACE_INSIDE : root;
 		// Without a terminal the CLI runs its one-shot form, which needs a first message.
-		const headless = !process.stdin.isTTY && adapter.headless.trim() !== "";
+		const atTerminal = process.stdin.isTTY && !o.supervised;
+		const headless = !atTerminal && adapter.headless.trim() !== "";
 		const prompt = o.prompt ?? (headless ? defaultPrompt(session.agent_id, session.task_id) : undefined);
 		const client = clientCommand(adapterName, headless ? adapter.headless : adapter.command, {
 			dir,
@@ -267,7 +283,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 						home: { inside: homeIn, host: home },
 						network: false,
 						// At a terminal the CLI keeps it (TIOCSTI refused); headless, a session of its own.
-						terminal: process.stdin.isTTY ? "shared" : "new",
+						terminal: atTerminal ? "shared" : "new",
 						statusFile,
 					})
 				: { argv, fds: [], close: () => {} };
@@ -283,7 +299,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 			return code;
 		}
 		// Without a terminal what the agent writes is also kept, redacted, as the session's transcript.
-		const transcript = process.stdin.isTTY
+		const transcript = atTerminal
 			? undefined
 			: new Transcript(transcriptPath(root, session.id), config.sessions.log_bytes, [
 					capability,
@@ -293,16 +309,25 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 			cwd: sandboxed ? workspace : root,
 			env,
 			stdio: transcript
-				? ["inherit", "pipe", "pipe", ...wrapped.fds]
+				? [o.supervised ? "ignore" : "inherit", "pipe", "pipe", ...wrapped.fds]
 				: ["inherit", "inherit", "inherit", ...wrapped.fds],
 		});
 		child = agentProcess;
 		agentOf = () => (sandboxed ? agentPid(statusFile) : agentProcess.pid);
 		wrapped.close();
+		const passOn = !o.supervised;
 		const copied = transcript
 			? [
-					copy(agentProcess.stdout as ReadableStream<Uint8Array>, process.stdout, transcript),
-					copy(agentProcess.stderr as ReadableStream<Uint8Array>, process.stderr, transcript),
+					copy(
+						agentProcess.stdout as ReadableStream<Uint8Array>,
+						passOn ? process.stdout : undefined,
+						transcript,
+					),
+					copy(
+						agentProcess.stderr as ReadableStream<Uint8Array>,
+						passOn ? process.stderr : undefined,
+						transcript,
+					),
 				]
 			: [];
 		// Headless, nobody is there to stop it: the session ends at sessions.max_wall_seconds at most,
@@ -333,12 +358,16 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 			: (agentProcess.exitCode ?? 128 + (signalNumber(String(agentProcess.signalCode)) ?? 0));
 		reason = overTime
 			? `stopped at sessions.max_wall_seconds (${wallSeconds} s)`
-			: agentProcess.signalCode
-				? `killed by ${agentProcess.signalCode}`
-				: `exit ${agentProcess.exitCode}`;
+			: stopRequested
+				? "stopped"
+				: agentProcess.signalCode
+					? `killed by ${agentProcess.signalCode}`
+					: `exit ${agentProcess.exitCode}`;
 		return code;
 	} finally {
 		for (const [s, h] of handlers) process.off(s, h);
+		o.supervised?.signal.removeEventListener("abort", onAbort);
+		clearTimeout(killLater);
 		proxy?.close();
 		login?.finish();
 		// What the workspace holds that no proposal carries is kept with the session, never lost silently.
@@ -373,7 +402,15 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
  * that went away (a closed pipe) stops only the passing on: the transcript still gets it all, and
  * the agent is never left blocked on a full pipe.
  */
-async function copy(from: ReadableStream<Uint8Array>, out: NodeJS.WriteStream, transcript: Transcript) {
+async function copy(
+	from: ReadableStream<Uint8Array>,
+	out: NodeJS.WriteStream | undefined,
+	transcript: Transcript,
+) {
+	if (!out) {
+		for await (const chunk of from) transcript.write(chunk);
+		return;
+	}
 	let gone = false;
 	const onError = () => {
 		gone = true;

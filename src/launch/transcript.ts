@@ -35,9 +35,14 @@ export class Transcript {
 	write(chunk: Uint8Array): void {
 		let text = this.carry + this.decoder.decode(chunk, { stream: true });
 		for (const secret of this.secrets) if (secret !== "") text = text.replaceAll(secret, REDACTED);
-		const cut = Math.max(0, text.length - this.hold);
-		this.carry = text.slice(cut);
-		this.append(text.slice(0, cut));
+		// Held back: only an end that could be the start of a secret (so a follower sees the rest now).
+		let held = 0;
+		for (let k = Math.min(this.hold, text.length); k > 0 && held === 0; k--) {
+			const end = text.slice(text.length - k);
+			if (this.secrets.some((secret) => secret.startsWith(end))) held = k;
+		}
+		this.carry = text.slice(text.length - held);
+		this.append(text.slice(0, text.length - held));
 	}
 
 	/** Writes what was held back, and closes the file. */

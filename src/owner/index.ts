@@ -25,6 +25,7 @@ import { type Endpoints, serveSessionEndpoints } from "./endpoints.ts";
 import { collectWhenIdle } from "./idle-gc.ts";
 import { findOwner, OWNER_LOCK_PATH, publishOwner, withdrawOwner } from "./presence.ts";
 import { type Reloader, startReloader } from "./reload.ts";
+import { headlessSessions } from "./supervisor.ts";
 
 export interface OwnerOptions {
 	/** false for `mcp serve`: the legacy socket only. */
@@ -92,8 +93,12 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	let coordinator: Coordinator | undefined;
 	let reloader: Reloader | undefined;
 	let endpoints: Endpoints | undefined;
+	let headless: ReturnType<typeof headlessSessions> | undefined;
 	try {
 		rt = openRuntime(root);
+		// Headless sessions (session.start) run in this process, and only here.
+		headless = headlessSessions(rt, options.log);
+		rt.sessions = headless;
 		// Holds the policy from here on and reloads config and policy when their files change.
 		reloader = startReloader(rt, { log: options.log });
 		await reloader.ready;
@@ -191,6 +196,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	} finally {
 		await reloader?.stop();
 		await coordinator?.stop();
+		// Headless sessions end with their owner: each agent asked to stop, killed 10 s later at most.
+		await headless?.stopAll();
 		http?.stopAccepting();
 		socket?.stopAccepting();
 		if (!(await inflight.drain(DRAIN_MS)))

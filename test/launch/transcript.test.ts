@@ -20,6 +20,17 @@ describe("a transcript", () => {
 		expect(readFileSync(path, "utf8")).toBe(`start [redacted] middle [redacted] end ${SECRET.slice(0, 10)}`);
 	});
 
+	test("what cannot be the start of a secret is written at once, for a follower to see", () => {
+		const path = join(tempDir("rt-transcript-"), "S-3.log");
+		const t = new Transcript(path, 1 << 20, [SECRET]);
+		t.write(Buffer.from("working on it\n"));
+		expect(readFileSync(path, "utf8")).toBe("working on it\n");
+		t.write(Buffer.from("and now rtcap_01"));
+		expect(readFileSync(path, "utf8")).toBe("working on it\nand now ");
+		t.close();
+		expect(readFileSync(path, "utf8")).toBe("working on it\nand now rtcap_01");
+	});
+
 	test("past its bound only the newest part stays, from a line's start, marked", () => {
 		const path = join(tempDir("rt-transcript-"), "S-2.log");
 		const t = new Transcript(path, 10_000, [SECRET]);

@@ -91,6 +91,8 @@ const OPERATOR = [
 	"agent.disable",
 	"session.mint",
 	"session.revoke",
+	"session.start",
+	"session.stop",
 	"session.close",
 	"resource.revoke",
 	"resource.expire",
@@ -168,6 +170,8 @@ test("a tool that manages its own transactions is a mutation (given its key) exa
 		"patch.recover",
 		"test.run",
 		"test.sweep_interrupted",
+		"session.start",
+		"session.stop",
 	]);
 });
 

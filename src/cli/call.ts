@@ -33,7 +33,7 @@ function readArgs(flags: Record<string, unknown>): unknown {
 	}
 }
 
-type Outcome = { result: unknown } | { error: { code: string; message: string; details?: unknown } };
+export type Outcome = { result: unknown } | { error: { code: string; message: string; details?: unknown } };
 
 async function direct(root: string, tool: string, args: unknown): Promise<Outcome> {
 	if (!existsSync(root)) {
@@ -58,7 +58,8 @@ async function direct(root: string, tool: string, args: unknown): Promise<Outcom
 	}
 }
 
-async function viaSocket(path: string, tool: string, args: unknown): Promise<Outcome> {
+/** One call through an owner's socket. */
+export async function viaSocket(path: string, tool: string, args: unknown): Promise<Outcome> {
 	const reply = await callSocket(path, tool, args);
 	if (reply.ok) return { result: reply.result };
 	return {
@@ -104,6 +105,13 @@ async function ownerOnly(root: string, tool: string, args: unknown): Promise<Out
 	}
 }
 
+/** Whether the call failed; its error then printed as `{"error":{code,message,details}}` on stderr. */
+export function failed(outcome: Outcome): boolean {
+	if ("result" in outcome) return false;
+	process.stderr.write(`${JSON.stringify({ error: outcome.error })}\n`);
+	return true;
+}
+
 export const callTool: CommandRun = {
 	async run(flags) {
 		const tool = flags.tool as string | undefined;
@@ -112,11 +120,8 @@ export const callTool: CommandRun = {
 		const args = readArgs(flags);
 		const how = flags.direct ? direct : flags.socket ? ownerOnly : relayOrDirect;
 		const outcome = await how(flags.root, tool, args);
-		if ("result" in outcome) {
-			process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
-			return 0;
-		}
-		process.stderr.write(`${JSON.stringify({ error: outcome.error })}\n`);
-		return 1;
+		if (failed(outcome)) return 1;
+		process.stdout.write(`${JSON.stringify((outcome as { result: unknown }).result, null, 2)}\n`);
+		return 0;
 	},
 };

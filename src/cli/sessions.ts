@@ -9,17 +9,17 @@ import { call } from "../dispatch.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/text.ts";
 import { type Binding, launch as runLaunch } from "../launch/launch.ts";
 import { transcriptPath } from "../launch/transcript.ts";
-import { startOwnerInBackground } from "../owner/background.ts";
-import { findOwner } from "../owner/presence.ts";
+import { ownerOf } from "../owner/background.ts";
+import type { Result } from "../registry/index.ts";
 import { openRuntime } from "../runtime.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
 import { requireSession } from "../sessions/registration.ts";
 import type { Tx } from "../store/index.ts";
-import { callSocket } from "../transports/socket-client.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../vocabulary/ids.ts";
 import type { SessionRecord } from "../vocabulary/records.ts";
 import type { SessionStatus } from "../vocabulary/statuses.ts";
 import { type Flags, UsageError } from "./args.ts";
+import { failed, type Outcome, viaSocket } from "./call.ts";
 import type { CommandRun } from "./command.ts";
 import { print } from "./output.ts";
 import { command } from "./runtime.ts";
@@ -296,20 +296,12 @@ export const log = command(async (rt, ctx, flags) => {
 	return 0;
 });
 
-/** A tool called through the owner's socket (starting one in the background when none runs). */
-async function throughOwner(root: string, tool: string, args: object): Promise<Record<string, unknown>> {
-	if (!findOwner(root)) {
-		process.stderr.write("roundtable: no owner runs here; starting one in the background\n");
-		await startOwnerInBackground(root);
-	}
-	const path = findOwner(root)?.socket_path;
-	if (!path) throw new Error("the owner did not come up; see .roundtable/logs/owner.log");
-	const reply = await callSocket(path, tool, args);
-	if (!reply.ok) {
-		process.stderr.write(`${JSON.stringify({ error: { code: reply.code, message: reply.error } })}\n`);
-		throw new ExitCode(1);
-	}
-	return reply.result as Record<string, unknown>;
+/** A tool called through the owner's socket, starting an owner in the background when none runs. */
+async function throughOwner(root: string, tool: string, args: object): Promise<Outcome> {
+	const owner = await ownerOf(root, (line) => process.stderr.write(`${line}\n`));
+	if (owner.socket_path === null)
+		return { error: { code: "failed_precondition", message: "the project's owner serves no socket" } };
+	return viaSocket(owner.socket_path, tool, args);
 }
 
 /** `sessions start`: a headless session in the owner; prints its id at once. */
@@ -318,25 +310,21 @@ export const start: CommandRun = {
 		const { agent, binding } = bindingOf(flags);
 		const adapter = text(flags, "adapter");
 		const prompt = text(flags, "prompt");
-		const root = resolve(flags.root);
-		try {
-			const { session } = (await throughOwner(root, "session.start", {
-				agent_id: agent,
-				...(binding.task_id !== undefined && { task_id: binding.task_id }),
-				...(binding.proposal_id !== undefined && { proposal_id: binding.proposal_id }),
-				...(binding.run_id !== undefined && { run_id: binding.run_id }),
-				...(adapter !== undefined && { adapter }),
-				...(prompt !== undefined && { prompt }),
-			})) as { session: { id: string; agent_id: string } };
-			process.stderr.write(
-				`roundtable: headless session ${session.id} started for ${session.agent_id}; roundtable sessions log ${session.id} --follow\n`,
-			);
-			process.stdout.write(`${session.id}\n`);
-			return 0;
-		} catch (err) {
-			if (err instanceof ExitCode) return err.code;
-			throw err;
-		}
+		const outcome = await throughOwner(resolve(flags.root), "session.start", {
+			agent_id: agent,
+			...(binding.task_id !== undefined && { task_id: binding.task_id }),
+			...(binding.proposal_id !== undefined && { proposal_id: binding.proposal_id }),
+			...(binding.run_id !== undefined && { run_id: binding.run_id }),
+			...(adapter !== undefined && { adapter }),
+			...(prompt !== undefined && { prompt }),
+		});
+		if (failed(outcome)) return 1;
+		const { session } = (outcome as { result: Result<"session.start"> }).result;
+		process.stderr.write(
+			`roundtable: headless session ${session.id} started for ${session.agent_id}; roundtable sessions log ${session.id} --follow\n`,
+		);
+		process.stdout.write(`${session.id}\n`);
+		return 0;
 	},
 };
 
@@ -345,26 +333,16 @@ export const stop: CommandRun = {
 	async run(flags) {
 		const id = text(flags, "session");
 		if (id === undefined) throw new UsageError("sessions stop needs the session's id");
-		try {
-			const { stopping } = await throughOwner(resolve(flags.root), "session.stop", { session_id: id });
-			if (!stopping) {
-				process.stderr.write(`roundtable: no headless session ${id} runs in this project's owner\n`);
-				return 1;
-			}
-			process.stderr.write(`roundtable: stopping ${id} (SIGTERM to its agent, SIGKILL 10 s later)\n`);
-			return 0;
-		} catch (err) {
-			if (err instanceof ExitCode) return err.code;
-			throw err;
+		const outcome = await throughOwner(resolve(flags.root), "session.stop", { session_id: id });
+		if (failed(outcome)) return 1;
+		if (!(outcome as { result: Result<"session.stop"> }).result.stopping) {
+			process.stderr.write(`roundtable: no headless session ${id} runs in this project's owner\n`);
+			return 1;
 		}
+		process.stderr.write(`roundtable: stopping ${id} (SIGTERM to its agent, SIGKILL 10 s later)\n`);
+		return 0;
 	},
 };
-
-class ExitCode extends Error {
-	constructor(readonly code: number) {
-		super(`exit ${code}`);
-	}
-}
 
 export const launch: CommandRun = {
 	async run(flags, rest) {

@@ -9,13 +9,12 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { constants, homedir } from "node:os";
 import { dirname, join, sep } from "node:path";
-import { clientCommand } from "../adapters/index.ts";
+import { clientCommand, defaultPrompt } from "../adapters/index.ts";
 import { operatorTokens } from "../config/operator-token.ts";
 import { operatorContext, systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { LAYOUT } from "../layout.ts";
-import { startOwnerInBackground } from "../owner/background.ts";
-import { findOwner } from "../owner/presence.ts";
+import { ownerOf } from "../owner/background.ts";
 import { compiled, launchCommand, programDir, stdioCommand } from "../owner/self.ts";
 import type { Args } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
@@ -27,7 +26,7 @@ import { privateDir, sessionDir } from "../sessions/paths.ts";
 import { createWorkspace, type Workspace } from "../workspaces/create.ts";
 import { draftOf } from "../workspaces/propose.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
-import { Transcript, transcriptPath } from "./transcript.ts";
+import { keepOutput, Transcript, transcriptPath } from "./transcript.ts";
 
 /** How long a stopped agent has to finish before it is killed. */
 const STOP_GRACE_MS = 10_000;
@@ -137,10 +136,7 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	if (choice.kind === "none" && config.sessions.sandbox === "required")
 		throw new LaunchError(`sessions.sandbox is required, but there is no sandbox here: ${choice.reason}`);
 
-	if (!findOwner(root)) {
-		o.log("roundtable: no owner runs here; starting one in the background");
-		await startOwnerInBackground(root);
-	}
+	await ownerOf(root, o.log);
 
 	const capability = newCapability();
 	const ctx = operatorContext("cli");
@@ -158,6 +154,8 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 	const socket = session.mcp_socket as string;
 	const dir = sessionDir(root, session.id);
 	o.supervised?.onSession(session.id);
+	// At a terminal the CLI keeps it; anything else (a script, the owner) runs the headless form.
+	const atTerminal = process.stdin.isTTY && !o.supervised;
 	// Stop signals are listened for from here on, so one that comes while the session is set up is
 	// never this process's death (which would leave the session open and its workspace behind):
 	// before the agent starts it means do not start it; after, it goes to the agent itself
@@ -176,17 +174,20 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		if (agent !== undefined) process.kill(agent, signal);
 		else child.kill(signal);
 	};
-	const stopSignals = ["SIGTERM", "SIGHUP", ...(process.stdin.isTTY ? [] : ["SIGINT"])] as NodeJS.Signals[];
+	const stopSignals = ["SIGTERM", "SIGHUP", ...(atTerminal ? [] : ["SIGINT"])] as NodeJS.Signals[];
 	const handlers = o.supervised ? [] : stopSignals.map((s) => [s, () => forward(s)] as const);
 	for (const [s, h] of handlers) process.on(s, h);
-	// Supervised, a stop is SIGTERM to the agent and SIGKILL to its sandbox 10 s later.
-	let stopRequested = false;
+	// Roundtable's own stop (session.stop, or the wall time of a session with nobody at it): SIGTERM to
+	// the agent itself, which may finish, and SIGKILL to its sandbox 10 s later.
+	let stoppedBy: "stop" | "wall time" | undefined;
 	let killLater: ReturnType<typeof setTimeout> | undefined;
-	const onAbort = () => {
-		stopRequested = true;
+	const stopAgent = (why: "stop" | "wall time") => {
+		if (stoppedBy) return;
+		stoppedBy = why;
 		forward("SIGTERM");
 		killLater = setTimeout(() => child?.kill("SIGKILL"), STOP_GRACE_MS);
 	};
+	const onAbort = () => stopAgent("stop");
 	o.supervised?.signal.addEventListener("abort", onAbort, { once: true });
 	let code = 1;
 	let reason = "the launch failed";
@@ -209,7 +210,6 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		privateDir(workspace);
 		const cwd = sandboxed ? WORKSPACE_INSIDE : root;
 		// Without a terminal the CLI runs its one-shot form, which needs a first message.
-		const atTerminal = process.stdin.isTTY && !o.supervised;
 		const headless = !atTerminal && adapter.headless.trim() !== "";
 		const prompt = o.prompt ?? (headless ? defaultPrompt(session.agent_id, session.task_id) : undefined);
 		const client = clientCommand(adapterName, headless ? adapter.headless : adapter.command, {
@@ -315,54 +315,50 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		child = agentProcess;
 		agentOf = () => (sandboxed ? agentPid(statusFile) : agentProcess.pid);
 		wrapped.close();
-		const passOn = !o.supervised;
-		const copied = transcript
+		// The owner's sessions keep their output to the transcript; a script's also gets it.
+		const kept = transcript
 			? [
-					copy(
+					keepOutput(
 						agentProcess.stdout as ReadableStream<Uint8Array>,
-						passOn ? process.stdout : undefined,
+						o.supervised ? undefined : process.stdout,
 						transcript,
 					),
-					copy(
+					keepOutput(
 						agentProcess.stderr as ReadableStream<Uint8Array>,
-						passOn ? process.stderr : undefined,
+						o.supervised ? undefined : process.stderr,
 						transcript,
 					),
 				]
 			: [];
-		// Headless, nobody is there to stop it: the session ends at sessions.max_wall_seconds at most,
-		// SIGTERM to the agent itself first (it may finish), then SIGKILL to the sandbox 10 s later.
+		// With nobody at a terminal to stop it, a session ends at sessions.max_wall_seconds at most.
 		const wallSeconds = config.sessions.max_wall_seconds;
-		let overTime = false;
-		let hardStop: ReturnType<typeof setTimeout> | undefined;
 		const wall = transcript
 			? setTimeout(() => {
-					overTime = true;
 					o.log(
 						`roundtable: session ${session.id} reached sessions.max_wall_seconds (${wallSeconds} s): stopping it`,
 					);
-					forward("SIGTERM");
-					hardStop = setTimeout(() => agentProcess.kill("SIGKILL"), STOP_GRACE_MS);
+					stopAgent("wall time");
 				}, wallSeconds * 1000)
 			: undefined;
 		try {
 			await agentProcess.exited;
 		} finally {
 			clearTimeout(wall);
-			clearTimeout(hardStop);
 		}
-		await Promise.all(copied);
+		await Promise.all(kept);
 		transcript?.close();
-		code = overTime
-			? 124
-			: (agentProcess.exitCode ?? 128 + (signalNumber(String(agentProcess.signalCode)) ?? 0));
-		reason = overTime
-			? `stopped at sessions.max_wall_seconds (${wallSeconds} s)`
-			: stopRequested
-				? "stopped"
-				: agentProcess.signalCode
-					? `killed by ${agentProcess.signalCode}`
-					: `exit ${agentProcess.exitCode}`;
+		code =
+			stoppedBy === "wall time"
+				? 124
+				: (agentProcess.exitCode ?? 128 + (signalNumber(String(agentProcess.signalCode)) ?? 0));
+		reason =
+			stoppedBy === "wall time"
+				? `stopped at sessions.max_wall_seconds (${wallSeconds} s)`
+				: stoppedBy === "stop"
+					? "stopped"
+					: agentProcess.signalCode
+						? `killed by ${agentProcess.signalCode}`
+						: `exit ${agentProcess.exitCode}`;
 		return code;
 	} finally {
 		for (const [s, h] of handlers) process.off(s, h);
@@ -395,57 +391,6 @@ export async function launch(rt: Runtime, o: LaunchOptions): Promise<number> {
 		// A socket of its own folder under the runtime folder (a long project path): that folder too.
 		if (!socket.startsWith(dir + sep)) rmSync(dirname(socket), { recursive: true, force: true });
 	}
-}
-
-/**
- * Passes what the agent writes on to `out` as it comes, and into its transcript. A reader of `out`
- * that went away (a closed pipe) stops only the passing on: the transcript still gets it all, and
- * the agent is never left blocked on a full pipe.
- */
-async function copy(
-	from: ReadableStream<Uint8Array>,
-	out: NodeJS.WriteStream | undefined,
-	transcript: Transcript,
-) {
-	if (!out) {
-		for await (const chunk of from) transcript.write(chunk);
-		return;
-	}
-	let gone = false;
-	const onError = () => {
-		gone = true;
-	};
-	out.on("error", onError);
-	try {
-		for await (const chunk of from) {
-			transcript.write(chunk);
-			if (gone || out.write(chunk)) continue;
-			await new Promise<void>((resolve) => {
-				const done = () => {
-					out.off("drain", done);
-					out.off("error", done);
-					out.off("close", done);
-					resolve();
-				};
-				out.once("drain", done);
-				out.once("error", done);
-				out.once("close", done);
-			});
-		}
-	} finally {
-		out.off("error", onError);
-	}
-}
-
-/** The first message of a headless session given no --prompt: where its work is, and how to start. */
-export function defaultPrompt(agent: string, task: string | null): string {
-	return [
-		`You are ${agent}, working through Roundtable's MCP tools (the server named roundtable).`,
-		task === null ? "" : `Your task is ${task}; the files it may read are in your working folder.`,
-		"Call agent.brief first and do its required_next_action: claim before you change a file, edit files with your own tools, then propose what you changed with workspace.propose.",
-	]
-		.filter(Boolean)
-		.join(" ");
 }
 
 /** The agent's pid on the host: the child of the namespace's init that bwrap reported, or undefined. */

@@ -77,3 +77,36 @@ export class Transcript {
 		this.size = kept.length;
 	}
 }
+
+/**
+ * Passes what the agent writes on to `out` (none: nowhere) as it comes, and into its transcript. A
+ * reader of `out` that went away (a closed pipe) stops only the passing on: the transcript still
+ * gets it all, and the agent is never left blocked on a full pipe.
+ */
+export async function keepOutput(
+	from: ReadableStream<Uint8Array>,
+	out: NodeJS.WriteStream | undefined,
+	transcript: Transcript,
+): Promise<void> {
+	let gone = out === undefined;
+	const onError = () => {
+		gone = true;
+	};
+	out?.on("error", onError);
+	try {
+		for await (const chunk of from) {
+			transcript.write(chunk);
+			if (gone || out?.write(chunk)) continue;
+			// The reader is slow: wait for it, unless it goes away meanwhile.
+			await new Promise<void>((resolve) => {
+				const done = () => {
+					for (const event of ["drain", "error", "close"]) out?.off(event, done);
+					resolve();
+				};
+				for (const event of ["drain", "error", "close"]) out?.once(event, done);
+			});
+		}
+	} finally {
+		out?.off("error", onError);
+	}
+}

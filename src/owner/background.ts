@@ -37,3 +37,11 @@ export async function startOwnerInBackground(
 	}
 	throw new Error(`the owner started in the background did not come up; see ${join(root, LAYOUT.ownerLog)}`);
 }
+
+/** The project's live owner, or one started in the background now (said through `log`). */
+export async function ownerOf(root: string, log: (line: string) => void): Promise<OwnerInfo> {
+	const live = findOwner(root);
+	if (live) return live;
+	log("roundtable: no owner runs here; starting one in the background");
+	return startOwnerInBackground(root);
+}

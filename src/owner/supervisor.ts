@@ -1,11 +1,12 @@
 // The owner's headless sessions (session.start, session.stop): each a launch run inside the owner,
 // stopped by its own signal, never by the owner's. The owner stops them all when it stops.
-import { LaunchError, launch } from "../launch/launch.ts";
+import { launch } from "../launch/launch.ts";
 import type { HeadlessSessions, Runtime } from "../runtime.ts";
 
 interface Running {
 	abort: AbortController;
-	done: Promise<unknown>;
+	/** Settles once the session is closed. */
+	closed: Promise<void>;
 }
 
 export function headlessSessions(
@@ -18,7 +19,7 @@ export function headlessSessions(
 			const abort = new AbortController();
 			return new Promise<string>((resolve, reject) => {
 				let id: string | undefined;
-				const done = launch(rt, {
+				const closed = launch(rt, {
 					agent: o.agent,
 					binding: o.binding,
 					...(o.adapter !== undefined && { adapter: o.adapter }),
@@ -28,15 +29,15 @@ export function headlessSessions(
 						signal: abort.signal,
 						onSession: (sessionId) => {
 							id = sessionId;
-							running.set(sessionId, { abort, done: finished });
+							running.set(sessionId, { abort, closed });
 							resolve(sessionId);
 						},
 					},
-				});
-				const finished = done
+				})
 					.then((code) => log(`roundtable: headless session ${id} ended with status ${code}`))
 					.catch((err: unknown) => {
-						if (id === undefined) reject(err instanceof LaunchError ? err : new Error(String(err)));
+						// Before its session exists the caller hears why (a tool's error keeps its code).
+						if (id === undefined) reject(err);
 						else log(`roundtable: headless session ${id} failed: ${(err as Error).message}`);
 					})
 					.finally(() => {
@@ -53,7 +54,7 @@ export function headlessSessions(
 		async stopAll() {
 			const all = [...running.values()];
 			for (const r of all) r.abort.abort();
-			await Promise.all(all.map((r) => r.done));
+			await Promise.all(all.map((r) => r.closed));
 		},
 	};
 }

@@ -109,6 +109,40 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 		expect(r.code).toBe(1);
 		expect(r.stderr).toContain('"code":"failed_precondition"');
 		expect(r.stderr).toContain("unknown adapter nope");
+		// No session was minted for it.
+		const listed = await runCli(["sessions", "list", "--root", root]);
+		expect(listed.stdout).not.toMatch(/ reviewer-1 /);
+	});
+
+	test("a binding session.mint refuses keeps the mint's own code and message", async () => {
+		const unknown = await runCli([
+			"sessions",
+			"start",
+			"--root",
+			root,
+			"--agent",
+			"nobody-1",
+			"--adapter",
+			"scripted",
+		]);
+		expect(unknown.code).toBe(1);
+		expect(unknown.stderr).toContain('"code":"not_found"');
+		const notTheirs = await runCli([
+			"sessions",
+			"start",
+			"--root",
+			root,
+			"--agent",
+			"reviewer-1",
+			"--task",
+			"T-1",
+			"--adapter",
+			"scripted",
+		]);
+		expect(notTheirs.code).toBe(1);
+		expect(notTheirs.stderr).not.toContain("ToolError");
+		expect(notTheirs.stderr).toMatch(/"code":"(failed_precondition|permission_denied|invalid_argument)"/);
+		expect(notTheirs.stderr).toContain("T-1");
 	});
 });
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "../domain/canonical.ts";
 import { failedPrecondition, ToolError } from "../errors.ts";
-import { addWorkTree, blob, git, workspaceDir } from "./create.ts";
+import { addWorkTree, blobs, git, workspaceDir } from "./create.ts";
 
 export interface WorkspaceChanges {
 	/** The base commit the patch is against. */
@@ -91,9 +91,7 @@ export function workspaceChanges(
 export function baseHashes(root: string, id: string, paths: readonly string[]): Record<string, string> {
 	const base = join(workspaceDir(root, id), "base.git");
 	const out: Record<string, string> = {};
-	for (const path of paths) {
-		const bytes = blob(base, "HEAD", path);
+	for (const [path, bytes] of blobs(base, "HEAD", paths))
 		out[path] = bytes === undefined ? "" : sha256(bytes);
-	}
 	return out;
 }

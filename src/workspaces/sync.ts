@@ -17,7 +17,7 @@ import {
 import { dirname, join } from "node:path";
 import { conflict, failedPrecondition } from "../errors.ts";
 import { copyTree } from "../repo/copy.ts";
-import { addWorkTree, blob, GIT_ENV, git, workspaceDir } from "./create.ts";
+import { addWorkTree, blobs, GIT_ENV, git, workspaceDir } from "./create.ts";
 
 const PRE_SYNC = "refs/roundtable/pre-sync";
 const PRE_SYNC_BASE = "refs/roundtable/pre-sync-base";
@@ -140,9 +140,11 @@ const same = (a?: Buffer, b?: Buffer) => (a === undefined ? b === undefined : b 
 function plan(base: string, work: string, dir: string, old: string, next: string, changed: string[]) {
 	const outcome: SyncOutcome = { base: next, taken: [], merged: [], conflicts: [] };
 	const writes: Write[] = [];
+	const olds = blobs(base, old, changed);
+	const nexts = blobs(base, next, changed);
 	for (const path of changed) {
-		const o = blob(base, old, path);
-		const n = blob(base, next, path);
+		const o = olds.get(path);
+		const n = nexts.get(path);
 		const w = readWork(work, path);
 		if (same(o, n) || same(w, n)) continue; // the project did not change it, or both made that change
 		if (same(w, o)) {
@@ -230,7 +232,11 @@ export function undoSync(root: string, id: string): { base: string } {
 	const oldBase = git(["--git-dir", base, "rev-parse", PRE_SYNC_BASE]).trim();
 	for (const path of filesAt(base, "HEAD").concat(listWork(base, work, dir)))
 		writeWork(work, path, undefined);
-	for (const path of filesAt(base, snapshotCommit)) writeWork(work, path, blob(base, snapshotCommit, path));
+	// A few hundred files' bytes at a time: a whole workspace is never held at once.
+	const files = filesAt(base, snapshotCommit);
+	for (let i = 0; i < files.length; i += 500)
+		for (const [path, bytes] of blobs(base, snapshotCommit, files.slice(i, i + 500)))
+			writeWork(work, path, bytes);
 	git(["--git-dir", base, "update-ref", "HEAD", oldBase]);
 	git(["--git-dir", base, "update-ref", "-d", PRE_SYNC]);
 	git(["--git-dir", base, "update-ref", "-d", PRE_SYNC_BASE]);

@@ -45,7 +45,10 @@ export async function ownedProject(
 	return { root, url, owner };
 }
 
-/** The CLI arguments of `roundtable sessions launch` in `root` for `agent`, with `options`, running `command`. */
+/**
+ * The CLI arguments of `roundtable sessions launch` in `root` for `agent`, with `options`, running
+ * `command` (none: the adapter's own).
+ */
 export const launchArgs = (root: string, agent: string, options: string[], command: string[]) => [
 	"sessions",
 	"launch",
@@ -54,8 +57,7 @@ export const launchArgs = (root: string, agent: string, options: string[], comma
 	"--agent",
 	agent,
 	...options,
-	"--",
-	...command,
+	...(command.length > 0 ? ["--", ...command] : []),
 ];
 
 /** The same, as a process to spawn (to signal it, or to keep it running beside another). */

@@ -19,7 +19,7 @@ interface Block {
 }
 
 /** The README's marked blocks: each `<!-- walkthrough: KIND … -->` and the ```sh block after it. */
-export function walkthroughBlocks(readme: string): Block[] {
+function walkthroughBlocks(readme: string): Block[] {
 	const blocks: Block[] = [];
 	const marker = /<!-- walkthrough: (\w+)[^>]*-->\n```sh\n([\s\S]*?)```/g;
 	for (const m of readme.matchAll(marker))

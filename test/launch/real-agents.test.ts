@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { defaultConfig } from "../../src/config/defaults.ts";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir } from "../_helpers/helpers.ts";
-import { type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
+import { launchArgs, type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
 import { type Step, serveModel } from "../_helpers/model-server.ts";
 import { clientEnv, type Installed, install } from "../_helpers/real-clients-helpers.ts";
 
@@ -83,22 +83,8 @@ async function project(adapter: "codex" | "claude", extra: string[], egress: str
 /** Launches implementer-1 on T-1 with `adapter`, as a script would, with `env` for its CLI and `prompt`. */
 async function launched(root: string, adapter: string, env: Record<string, string>, prompt: string[]) {
 	const home = tempDir("rt-real-home-");
-	return runCli(
-		[
-			"sessions",
-			"launch",
-			"--root",
-			root,
-			"--agent",
-			"implementer-1",
-			"--task",
-			"T-1",
-			"--adapter",
-			adapter,
-			...prompt,
-		],
-		{ env: { ...clientEnv(home), ...env } },
-	);
+	const options = ["--task", "T-1", "--adapter", adapter, ...prompt];
+	return runCli(launchArgs(root, "implementer-1", options, []), { env: { ...clientEnv(home), ...env } });
 }
 
 /** The proposal the agent made holds exactly its change; two votes and patch.apply land it; T-1 is done. */

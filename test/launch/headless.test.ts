@@ -14,6 +14,9 @@ const sandboxed = probeSandbox().kind === "bwrap";
 let owned: Owned | undefined;
 let root = "";
 
+/** `roundtable sessions start` in the project with these arguments. */
+const start = (...args: string[]) => runCli(["sessions", "start", "--root", root, ...args]);
+
 describe.skipIf(!sandboxed)("sessions start and stop", () => {
 	beforeAll(async () => {
 		const scripts = tempDir("rt-headless-agent-");
@@ -43,11 +46,7 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 	});
 
 	test("start returns at once with the id; the agent runs in the owner; stop ends it, and it closes", async () => {
-		const started = await runCli([
-			"sessions",
-			"start",
-			"--root",
-			root,
+		const started = await start(
 			"--agent",
 			"implementer-1",
 			"--task",
@@ -56,7 +55,7 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 			"scripted",
 			"--prompt",
 			"Do T-1.",
-		]);
+		);
 		expect(started.code, started.stderr).toBe(0);
 		const id = started.stdout.trim();
 		expect(id).toMatch(/^S-/);
@@ -96,16 +95,7 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 	}, 60_000);
 
 	test("an unknown adapter is a clear failed_precondition, and nothing is left running", async () => {
-		const r = await runCli([
-			"sessions",
-			"start",
-			"--root",
-			root,
-			"--agent",
-			"reviewer-1",
-			"--adapter",
-			"nope",
-		]);
+		const r = await start("--agent", "reviewer-1", "--adapter", "nope");
 		expect(r.code).toBe(1);
 		expect(r.stderr).toContain('"code":"failed_precondition"');
 		expect(r.stderr).toContain("unknown adapter nope");
@@ -115,30 +105,10 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 	});
 
 	test("a binding session.mint refuses keeps the mint's own code and message", async () => {
-		const unknown = await runCli([
-			"sessions",
-			"start",
-			"--root",
-			root,
-			"--agent",
-			"nobody-1",
-			"--adapter",
-			"scripted",
-		]);
+		const unknown = await start("--agent", "nobody-1", "--adapter", "scripted");
 		expect(unknown.code).toBe(1);
 		expect(unknown.stderr).toContain('"code":"not_found"');
-		const notTheirs = await runCli([
-			"sessions",
-			"start",
-			"--root",
-			root,
-			"--agent",
-			"reviewer-1",
-			"--task",
-			"T-1",
-			"--adapter",
-			"scripted",
-		]);
+		const notTheirs = await start("--agent", "reviewer-1", "--task", "T-1", "--adapter", "scripted");
 		expect(notTheirs.code).toBe(1);
 		expect(notTheirs.stderr).not.toContain("ToolError");
 		expect(notTheirs.stderr).toMatch(/"code":"(failed_precondition|permission_denied|invalid_argument)"/);

@@ -242,6 +242,8 @@ function routeOnce(name: ToolName): Handler {
 			return inTx(name, sessions.close);
 		case "session.touch":
 			return inTx(name, sessions.touch);
+		case "session.supervision":
+			return inTx(name, sessions.supervision);
 		case "session.egress_refused":
 			return inTx(name, sessions.egressRefused);
 

@@ -25,6 +25,8 @@ export const LAYOUT = {
 	sessions: `${DOT}/sessions`,
 	/** What headless sessions' agents wrote (stdout and stderr), bounded, kept after the session. */
 	transcripts: `${DOT}/transcripts`,
+	/** A launched agent's own $HOME in its sandbox (its CLI's state), one per agent and binding (0700). */
+	agentState: `${DOT}/agent-state`,
 	/** The operator's HTTP bearer token (0600). */
 	operatorToken: `${DOT}/operator.token`,
 	/** What init wrote, to tell a user's edit from its own. */

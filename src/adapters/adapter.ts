@@ -28,4 +28,22 @@ export interface ClientCommand {
 	files: string[];
 }
 
-export type Adapter = (base: string[], launch: ClientLaunch) => ClientCommand;
+export interface Adapter {
+	/** The CLI's command line for this launch, from `base` (the configured form, split on blanks). */
+	client(base: string[], launch: ClientLaunch): ClientCommand;
+	/**
+	 * The CLI's own id for its conversation, if this line of its headless output (parsed JSON) names
+	 * it: what `headless_resume` resumes when the session is retried.
+	 */
+	sessionId(event: Record<string, unknown>): string | undefined;
+}
+
+/** The string at `key` of a JSON event of type `type` (and `subtype`, when given). */
+export const idOf =
+	(type: string, key: string, subtype?: string) =>
+	(event: Record<string, unknown>): string | undefined =>
+		event.type === type &&
+		(subtype === undefined || event.subtype === subtype) &&
+		typeof event[key] === "string"
+			? (event[key] as string)
+			: undefined;

@@ -5,7 +5,7 @@
 // error reports, the updater) is off: without these it reaches its vendor even with a base URL set.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Adapter, SERVER_NAME } from "./adapter.ts";
+import { type Adapter, type ClientCommand, type ClientLaunch, idOf, SERVER_NAME } from "./adapter.ts";
 
 export const QUIET = {
 	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -14,7 +14,7 @@ export const QUIET = {
 	DISABLE_AUTOUPDATER: "1",
 };
 
-export const claude: Adapter = (base, l) => {
+function client(base: string[], l: ClientLaunch): ClientCommand {
 	const file = "claude-mcp.json";
 	const env = Object.fromEntries(l.variables.map((v) => [v, `\${${v}}`]));
 	const server = { type: "stdio", command: l.bridge.command, args: l.bridge.args, env };
@@ -40,4 +40,7 @@ export const claude: Adapter = (base, l) => {
 		env: { ...QUIET, ...(l.sandboxed && { IS_SANDBOX: "1" }) },
 		files: [file],
 	};
-};
+}
+
+/** stream-json opens with {"type":"system","subtype":"init","session_id":…}, what --resume takes. */
+export const claude: Adapter = { client, sessionId: idOf("system", "session_id", "init") };

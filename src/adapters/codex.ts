@@ -3,11 +3,11 @@
 // of `codex exec` fails, "requires approval, but approval policy is never") and `required` (else
 // Codex sends its first model request before a slow server is up, and the tools are missing);
 // plugins and analytics off, which otherwise reach GitHub and ChatGPT hosts.
-import { type Adapter, SERVER_NAME } from "./adapter.ts";
+import { type Adapter, type ClientCommand, type ClientLaunch, idOf, SERVER_NAME } from "./adapter.ts";
 
 const toml = (value: unknown) => JSON.stringify(value);
 
-export const codex: Adapter = (base, l) => {
+function client(base: string[], l: ClientLaunch): ClientCommand {
 	const server = `mcp_servers.${SERVER_NAME}`;
 	const settings: [string, unknown][] = [
 		[`${server}.command`, l.bridge.command],
@@ -37,4 +37,7 @@ export const codex: Adapter = (base, l) => {
 		env: {},
 		files: [],
 	};
-};
+}
+
+/** `exec --json` opens with {"type":"thread.started","thread_id":…}, what `exec resume` takes. */
+export const codex: Adapter = { client, sessionId: idOf("thread.started", "thread_id") };

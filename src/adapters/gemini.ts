@@ -4,9 +4,9 @@
 // Roundtable's sandbox every tool runs unconfirmed (--approval-mode yolo).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Adapter, SERVER_NAME } from "./adapter.ts";
+import { type Adapter, type ClientCommand, type ClientLaunch, idOf, SERVER_NAME } from "./adapter.ts";
 
-export const gemini: Adapter = (base, l) => {
+function client(base: string[], l: ClientLaunch): ClientCommand {
 	const file = "gemini-settings.json";
 	const env = Object.fromEntries(l.variables.map((v) => [v, `$${v}`]));
 	const settings = {
@@ -27,4 +27,7 @@ export const gemini: Adapter = (base, l) => {
 		env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(l.dirInside, file) },
 		files: [file],
 	};
-};
+}
+
+/** stream-json opens with {"type":"init","session_id":…}. */
+export const gemini: Adapter = { client, sessionId: idOf("init", "session_id") };

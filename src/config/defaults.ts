@@ -21,6 +21,11 @@ export interface AdapterConfig {
 	 * given the prompt and run to its end. Empty: the command, as at a terminal.
 	 */
 	headless: string;
+	/**
+	 * The headless form that resumes the CLI's conversation `{{external_session_id}}` (captured from
+	 * its output): what a retried headless session runs. Empty: a retry starts afresh.
+	 */
+	headless_resume: string;
 	supports_resume: boolean;
 	resume_pattern: string;
 	supports_mcp: boolean;
@@ -69,6 +74,10 @@ export interface Config {
 		log_bytes: number;
 		/** A headless session ends at its agent's exit or after this long (SIGTERM, SIGKILL 10 s later). */
 		max_wall_seconds: number;
+		/** A headless session whose agent fails is started again, up to this many times in all. */
+		max_attempts: number;
+		/** The wait before the first retry; it doubles with each one after. */
+		retry_backoff_ms: number;
 	};
 	/** What every sandbox shows beyond its allowlist: toolchain folders, read-only. */
 	sandbox: { expose: string[] };
@@ -118,9 +127,11 @@ const adapter = (
 	env: string[] = [],
 	egress: string[] = [],
 	headless = "",
+	headlessResume = "",
 ): AdapterConfig => ({
 	command,
 	headless,
+	headless_resume: headlessResume,
 	supports_resume: resumePattern !== "",
 	resume_pattern: resumePattern,
 	supports_mcp: command !== "sh",
@@ -160,6 +171,7 @@ export function defaultConfig(): Config {
 				["OPENAI_API_KEY", "CODEX_*"],
 				["api.openai.com", "chatgpt.com", "auth.openai.com"],
 				"codex exec --skip-git-repo-check --json",
+				"codex exec resume --skip-git-repo-check --json {{external_session_id}}",
 			),
 			claude: adapter(
 				"claude",
@@ -167,6 +179,7 @@ export function defaultConfig(): Config {
 				["ANTHROPIC_*", "CLAUDE_*"],
 				["api.anthropic.com", "console.anthropic.com", "claude.ai"],
 				"claude -p --output-format stream-json --verbose",
+				"claude -p --output-format stream-json --verbose --resume {{external_session_id}}",
 			),
 			gemini: adapter(
 				"gemini",
@@ -174,6 +187,7 @@ export function defaultConfig(): Config {
 				["GEMINI_*", "GOOGLE_*"],
 				["generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"],
 				"gemini --output-format stream-json",
+				"gemini --output-format stream-json --resume {{external_session_id}}",
 			),
 			opencode: adapter("opencode", ""),
 			generic: adapter("sh", ""),
@@ -185,6 +199,8 @@ export function defaultConfig(): Config {
 			sandbox: "auto",
 			log_bytes: 4 * 1024 * 1024,
 			max_wall_seconds: 1800,
+			max_attempts: 2,
+			retry_backoff_ms: 5000,
 		},
 		tests: {
 			allowed_commands: [

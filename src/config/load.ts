@@ -78,6 +78,7 @@ export function parseConfig(text: string, file = CONFIG_PATH): Config {
 const blankAdapter = (): AdapterConfig => ({
 	command: "",
 	headless: "",
+	headless_resume: "",
 	supports_resume: false,
 	resume_pattern: "",
 	supports_mcp: false,

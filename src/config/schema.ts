@@ -17,6 +17,7 @@ const adapter = type({
 	"+": "reject",
 	"command?": "string",
 	"headless?": "string",
+	"headless_resume?": "string",
 	"supports_resume?": "boolean",
 	"resume_pattern?": "string",
 	"supports_mcp?": "boolean",
@@ -59,6 +60,8 @@ export const configFileSchema = type({
 		"sandbox?": "'auto' | 'required' | 'off'",
 		"log_bytes?": positiveInt,
 		"max_wall_seconds?": positiveInt,
+		"max_attempts?": type("1 <= number.integer <= 10").describe("an integer from 1 to 10"),
+		"retry_backoff_ms?": type("0 <= number.integer <= 3600000").describe("milliseconds from 0 to 3600000"),
 	},
 	"tests?": {
 		"+": "reject",

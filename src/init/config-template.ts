@@ -42,6 +42,7 @@ adapters:
   codex:
     command: codex
     headless: codex exec --skip-git-repo-check --json
+    headless_resume: codex exec resume --skip-git-repo-check --json {{external_session_id}}
     supports_resume: true
     resume_pattern: codex resume {{external_session_id}}
     supports_mcp: true
@@ -52,6 +53,7 @@ adapters:
   claude:
     command: claude
     headless: claude -p --output-format stream-json --verbose
+    headless_resume: claude -p --output-format stream-json --verbose --resume {{external_session_id}}
     supports_resume: true
     resume_pattern: claude --resume {{external_session_id}}
     supports_mcp: true
@@ -62,6 +64,7 @@ adapters:
   gemini:
     command: gemini
     headless: gemini --output-format stream-json
+    headless_resume: gemini --output-format stream-json --resume {{external_session_id}}
     supports_resume: true
     resume_pattern: gemini resume {{external_session_id}}
     supports_mcp: true
@@ -72,6 +75,7 @@ adapters:
   opencode:
     command: opencode
     headless: ""
+    headless_resume: ""
     supports_resume: false
     resume_pattern: ""
     supports_mcp: true
@@ -82,6 +86,7 @@ adapters:
   generic:
     command: sh
     headless: ""
+    headless_resume: ""
     supports_resume: false
     resume_pattern: ""
     supports_mcp: false
@@ -110,6 +115,11 @@ sessions:
   # Without a terminal, a session ends at its agent's exit or after this long: SIGTERM to the agent,
   # SIGKILL 10 s later; the launch then exits 124.
   max_wall_seconds: 1800
+  # A headless session whose agent fails (a non-zero exit, the wall time) is started again in the
+  # same workspace, resuming its CLI's conversation (headless_resume), up to max_attempts in all,
+  # after retry_backoff_ms, doubled for each retry after the first.
+  max_attempts: 2
+  retry_backoff_ms: 5000
 
 # What every sandbox (test runs, launched agents) shows beyond the system, the command's own tools
 # and its directory: toolchain folders it needs, read-only (a pyenv, an nvm node, a Go module cache).

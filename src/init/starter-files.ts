@@ -70,6 +70,7 @@ init-state.json
 operator.token
 sessions/
 transcripts/
+agent-state/
 mcp/
 patches/
 journal/

@@ -11,6 +11,7 @@ import {
 	mkdirSync,
 	readFileSync,
 	renameSync,
+	rmSync,
 	statSync,
 	writeFileSync,
 } from "node:fs";
@@ -142,6 +143,9 @@ export function copyLogin(
 					renameSync(temp, target);
 				}
 			} finally {
+				// The home is kept for the CLI's state; a credential never rests in it between runs.
+				for (const name of spec.credentials)
+					rmSync(join(privateHome, spec.defaultDir, name), { force: true });
 				lock.release();
 			}
 		},

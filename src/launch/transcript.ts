@@ -87,6 +87,7 @@ export async function keepOutput(
 	from: ReadableStream<Uint8Array>,
 	out: NodeJS.WriteStream | undefined,
 	transcript: Transcript,
+	watch?: (chunk: Uint8Array) => void,
 ): Promise<void> {
 	let gone = out === undefined;
 	const onError = () => {
@@ -96,6 +97,7 @@ export async function keepOutput(
 	try {
 		for await (const chunk of from) {
 			transcript.write(chunk);
+			watch?.(chunk);
 			if (gone || out?.write(chunk)) continue;
 			// The reader is slow: wait for it, unless it goes away meanwhile.
 			await new Promise<void>((resolve) => {

@@ -22,6 +22,8 @@ export interface EndpointsOptions {
 }
 
 export interface Endpoints {
+	/** Settles once the sessions standing at start are served (or reported unservable). */
+	ready: Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -78,6 +80,10 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 		}
 	}
 
+	let served1: () => void = () => {};
+	const ready = new Promise<void>((resolve) => {
+		served1 = resolve;
+	});
 	const loop = (async () => {
 		while (!stop.signal.aborted) {
 			try {
@@ -85,12 +91,14 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 			} catch (err) {
 				options.log(`roundtable: session endpoints: ${(err as Error).message}`);
 			}
+			served1();
 			await rt.store.eventsCommitted(options.intervalMs ?? 1000, stop.signal);
 			await sleep(RECONCILE_GAP_MS, stop.signal);
 		}
 	})();
 
 	return {
+		ready,
 		async stop() {
 			stop.abort();
 			await loop;

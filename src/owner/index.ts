@@ -129,6 +129,13 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			maxFrameBytes: config.limits.max_frame_bytes,
 			log: options.log,
 		});
+		// Headless sessions an earlier owner died under: each started once more, once its socket is served.
+		const recovering = headless;
+		void endpoints.ready
+			.then(() => recovering.recover())
+			.catch((err: unknown) =>
+				options.log(`roundtable: could not resume headless sessions: ${(err as Error).message}`),
+			);
 		if (options.http) {
 			const { tls_cert_file: cert, tls_key_file: key } = config.mcp;
 			ensureOperatorToken(root);

@@ -6,3 +6,4 @@ export { recordDenial } from "./denials.ts";
 export { start, stop } from "./headless.ts";
 export { close, egressRefused, mint, revoke, touch } from "./minted.ts";
 export { end, heartbeat, register } from "./registration.ts";
+export { supervision } from "./supervision.ts";

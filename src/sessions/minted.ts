@@ -33,6 +33,11 @@ export async function mint(tx: Tx, a: Args<"session.mint">, env: Env) {
 		throw failedPrecondition("that capability already opens a session: make a new one", {
 			field: "capability_sha256",
 		});
+	if (a.adapter !== undefined && !rt.config.adapters[a.adapter])
+		throw invalidArgument(
+			`unknown adapter ${a.adapter}; the configured adapters are ${Object.keys(rt.config.adapters).sort().join(", ")}`,
+			{ field: "adapter" },
+		);
 	const task = a.task_id === undefined ? undefined : await requireTask(tx, a.task_id);
 	if (task && task.assigned_agent_id !== agent.id)
 		throw failedPrecondition(
@@ -61,7 +66,7 @@ export async function mint(tx: Tx, a: Args<"session.mint">, env: Env) {
 			id,
 			agent_id: agent.id,
 			run_id: runId,
-			adapter: agent.adapter,
+			adapter: a.adapter ?? agent.adapter,
 			provider: null,
 			model: agent.model,
 			external_session_id: null,

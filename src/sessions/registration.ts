@@ -16,7 +16,7 @@ const PLACEHOLDER = "{{external_session_id}}";
  * The adapter's resume command for an external session, from its `resume_pattern`: null when the
  * adapter cannot resume, or when the pattern needs an external id and there is none.
  */
-function resumeCommandFor(rt: Runtime, adapter: string, external: string | null): string | null {
+export function resumeCommandFor(rt: Runtime, adapter: string, external: string | null): string | null {
 	const a = rt.config.adapters[adapter];
 	if (!a?.supports_resume || a.resume_pattern.trim() === "") return null;
 	if (!a.resume_pattern.includes(PLACEHOLDER)) return a.resume_pattern;

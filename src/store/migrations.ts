@@ -752,4 +752,18 @@ CREATE TABLE session_drafts (
 ALTER TABLE transactions ADD COLUMN gates TEXT;
 `,
 	},
+	{
+		version: 19,
+		name: "a session's attempts: the owner runs a headless one again after a failure or its own restart",
+		sql: `
+-- supervised: the owner runs it (session.start) and restarts it after a failure, or after the owner
+-- itself was killed. attempt: how many times its agent has been started (0 until the first);
+-- interrupted: how many of those the owner's death cut short. prompt: the first message it was
+-- started with, for a fresh start when its CLI's conversation cannot be resumed.
+ALTER TABLE sessions ADD COLUMN supervised INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN prompt TEXT;
+`,
+	},
 ];

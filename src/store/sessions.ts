@@ -28,13 +28,16 @@ export interface SessionRow {
 	proposal_id: string | null;
 	expires_at: string | null;
 	revoked_at: string | null;
+	/** How many times its agent was started, and how many of those the owner's death cut short. */
+	attempt: number;
+	interrupted: number;
 	revision: number;
 	created_at: string;
 	updated_at: string;
 }
 
 const COLUMNS =
-	"id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd, mcp_socket, status, started_at, last_seen_at, ended_at, role, task_id, proposal_id, expires_at, revoked_at, revision, created_at, updated_at";
+	"id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd, mcp_socket, status, started_at, last_seen_at, ended_at, role, task_id, proposal_id, expires_at, revoked_at, attempt, interrupted, revision, created_at, updated_at";
 
 /** What minting a session records besides a registered session's fields. */
 export interface MintFields {
@@ -215,5 +218,53 @@ export const sessionQueries = (c: Conn) => ({
 			now,
 			id,
 		) as SessionRow;
+	},
+
+	/**
+	 * Its agent starts once more: `attempt` recorded; the owner's own (supervised) sessions keep their
+	 * first prompt; after the owner's restart the capability is a new one (the old one died with it).
+	 */
+	async attemptStarted(
+		id: string,
+		a: { attempt: number; supervised: boolean; prompt?: string; capability_sha256?: string },
+		now: string,
+	): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`UPDATE sessions SET attempt = ?, supervised = max(supervised, ?), prompt = coalesce(?, prompt),
+			 capability_sha256 = coalesce(?, capability_sha256), last_seen_at = ?, revision = revision + 1,
+			 updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
+			a.attempt,
+			a.supervised ? 1 : 0,
+			a.prompt ?? null,
+			a.capability_sha256 ?? null,
+			now,
+			now,
+			id,
+		) as SessionRow;
+	},
+
+	/** An attempt the owner's death cut short. */
+	async interrupt(id: string, now: string): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`UPDATE sessions SET interrupted = interrupted + 1, revision = revision + 1, updated_at = ?
+			 WHERE id = ? RETURNING ${COLUMNS}`,
+			now,
+			id,
+		) as SessionRow;
+	},
+
+	/** The owner's headless sessions that still stand: after its restart, the ones it was running. */
+	async supervisedLive(): Promise<SessionRow[]> {
+		return c.all<SessionRow>(
+			`SELECT ${COLUMNS} FROM sessions WHERE supervised = 1 AND status != 'ended' AND revoked_at IS NULL
+			 ORDER BY started_at, id`,
+		);
+	},
+
+	/** The first message a supervised session's agent was started with. */
+	async promptOf(id: string): Promise<string | undefined> {
+		return (
+			c.get<{ prompt: string | null }>("SELECT prompt FROM sessions WHERE id = ?", id)?.prompt ?? undefined
+		);
 	},
 });

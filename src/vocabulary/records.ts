@@ -95,6 +95,9 @@ export const sessionRecord = lazy(() =>
 		proposal_id: "string | null",
 		expires_at: timestamp.or("null"),
 		revoked_at: timestamp.or("null"),
+		/** How many times its agent was started (a headless one is retried), and how many the owner's death cut short. */
+		attempt: "number.integer >= 0",
+		interrupted: "number.integer >= 0",
 		revision,
 		created_at: timestamp,
 		updated_at: timestamp,

@@ -160,6 +160,21 @@ export function blobs(
 	return out;
 }
 
+/** The workspace session `id` already has (its agent is started again): as it was left. */
+export function openWorkspace(root: string, id: string): Workspace {
+	const dir = workspaceDir(root, id);
+	const files = git(["--git-dir", join(dir, "base.git"), "ls-tree", "-r", "--name-only", "HEAD"])
+		.split("\n")
+		.filter(Boolean).length;
+	return {
+		dir,
+		work: join(dir, "work"),
+		base: join(dir, "base.git"),
+		files,
+		remove: () => rmSync(dir, { recursive: true, force: true }),
+	};
+}
+
 /** Makes the workspace of session `id` with the files `readable` allows (none when it is empty). */
 export async function createWorkspace(
 	root: string,

@@ -35,6 +35,11 @@ export async function ownedProject(
 	doc.setIn(["adapters", "generic", "env"], ["PROBE", "ARGS_CALLS"]);
 	configure(doc);
 	writeFileSync(file, doc.toString());
+	return startOwner(root);
+}
+
+/** `roundtable start` in `root` (again, after its owner was killed), once it is ready. */
+export async function startOwner(root: string): Promise<Owned> {
 	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
 		stdin: "ignore",
 		stdout: "pipe",

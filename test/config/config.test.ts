@@ -148,6 +148,7 @@ describe("real YAML", () => {
 		expect(c.adapters.mycodex).toEqual({
 			command: "/opt/bin/mycodex",
 			headless: "",
+			headless_resume: "",
 			supports_resume: false,
 			resume_pattern: "",
 			// not set by the file or the merged anchor: blank, as for any new adapter
@@ -236,6 +237,7 @@ describe("merging over the defaults", () => {
 		expect(c.adapters.aider).toEqual({
 			command: "aider --yes",
 			headless: "",
+			headless_resume: "",
 			supports_resume: false,
 			resume_pattern: "",
 			supports_mcp: true,

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
-import { WORKSPACE_INSIDE } from "../../src/launch/launch.ts";
+import { WORKSPACE_INSIDE } from "../../src/launch/session.ts";
 import { AGENT_TOOLS, toolsFor } from "../../src/registry/index.ts";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { commitAll, diffOf, MAIN, REPO, readyLine, runCli, tempDir, write } from "../_helpers/helpers.ts";

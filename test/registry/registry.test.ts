@@ -115,6 +115,7 @@ const INTERNAL = [
 	"patch.recover",
 	"test.sweep_interrupted",
 	"session.record_denial",
+	"session.supervision",
 	"session.touch",
 	"session.egress_refused",
 ];

@@ -1,0 +1,112 @@
+// The owner killed under a live headless session (SIGKILL: no chance to stop it). Without a sandbox
+// its agent outlives the owner, which is the hard case: the next owner records the attempt as
+// interrupted, kills what is left of it, and only then starts it once more, resuming its
+// conversation, with a new capability; the agent never runs twice at once. Killed under it again,
+// the next owner gives up on it.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCli, tempDir, until } from "../_helpers/helpers.ts";
+import { type Owned, ownedProject, startOwner } from "../_helpers/launch-helpers.ts";
+import { brief, closed, lifeOf } from "../_helpers/session-life.ts";
+
+let owned: Owned | undefined;
+afterAll(async () => {
+	owned?.owner.kill("SIGTERM");
+	await owned?.owner.exited;
+});
+
+const alive = (pid: number) => {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+};
+
+test("an owner killed under a session: interrupted, what is left killed, started once more; killed again, given up", async () => {
+	const scripts = tempDir("rt-restart-cli-");
+	const starts = join(scripts, "starts.log");
+	const overlap = join(scripts, "overlap.log");
+	const file = join(scripts, "codex.sh");
+	// Records its pid, and any of its earlier selves still alive; names its conversation; works until stopped.
+	writeFileSync(
+		file,
+		[
+			`for p in $(cat ${starts} 2>/dev/null); do kill -0 "$p" 2>/dev/null && echo "$p" >> ${overlap}; done`,
+			`echo $$ >> ${starts}`,
+			'if [ "$1" = resume ]; then echo "resumed $2"; else echo \'{"type":"thread.started","thread_id":"conv-9"}\'; fi',
+			"trap 'exit 0' TERM",
+			"while :; do sleep 0.1; done",
+			"",
+		].join("\n"),
+	);
+	owned = await ownedProject(tempDir("rt-restart-"), { "a.txt": "a\n" }, (doc) => {
+		doc.setIn(["sessions", "sandbox"], "off");
+		doc.setIn(["adapters", "codex", "headless"], `/bin/sh ${file}`);
+		doc.setIn(["adapters", "codex", "headless_resume"], `/bin/sh ${file} resume {{external_session_id}}`);
+	});
+	const root = owned.root;
+	const r = await runCli([
+		"sessions",
+		"start",
+		"--root",
+		root,
+		"--agent",
+		"reviewer-1",
+		"--adapter",
+		"codex",
+	]);
+	expect(r.code, r.stderr).toBe(0);
+	const id = r.stdout.trim();
+	const pids = () => (existsSync(starts) ? readFileSync(starts, "utf8").trim().split("\n").map(Number) : []);
+	await until(() => pids().length === 1, 15_000, "the first attempt");
+	await until(
+		async () => (await runCli(["sessions", "list", "--root", root, "--json"])).stdout.includes('"conv-9"'),
+		15_000,
+		"its conversation",
+	);
+	const [first] = pids() as [number];
+
+	const kill = async () => {
+		owned?.owner.kill("SIGKILL");
+		await owned?.owner.exited;
+	};
+	await kill();
+	// Without a sandbox the agent outlived its owner.
+	expect(alive(first)).toBe(true);
+	owned = await startOwner(root);
+	await until(() => pids().length === 2, 20_000, "the second attempt");
+	expect(alive(first)).toBe(false);
+	expect(existsSync(overlap)).toBe(false);
+	expect(brief(await lifeOf(root, id))).toEqual([
+		"started 1",
+		"exited 1 -1 interrupted",
+		"retrying 2",
+		"started 2",
+	]);
+	await until(
+		() => readFileSync(join(root, ".roundtable/transcripts", `${id}.log`), "utf8").includes("resumed conv-9"),
+		15_000,
+		"it to resume its conversation",
+	);
+
+	const second = pids()[1] as number;
+	await kill();
+	owned = await startOwner(root);
+	const events = await closed(root, id);
+	expect(brief(events)).toEqual([
+		"started 1",
+		"exited 1 -1 interrupted",
+		"retrying 2",
+		"started 2",
+		"exited 2 -1 interrupted",
+		"gave_up",
+		"closed",
+	]);
+	expect(events[5]?.payload.why).toBe("an owner stopped under it twice");
+	expect(alive(second)).toBe(false);
+	expect(pids()).toHaveLength(2);
+	expect(existsSync(overlap)).toBe(false);
+}, 120_000);

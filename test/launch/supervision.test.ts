@@ -1,0 +1,189 @@
+// The owner's supervision of headless sessions, from the operator's side: what the events say and
+// what is on disk. A failed agent is started again after a backoff, in the same workspace and home,
+// resuming its CLI's conversation; a missing command gives up at once, naming it; an agent that dies
+// at once every time is started max_attempts times and no more; one that hangs is cut at its wall
+// time and retried. Scripted CLIs stand in for the real ones (test/launch/real-agents.test.ts runs
+// those), named codex so Codex's adapter module reads their output.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { probeSandbox } from "../../src/sandbox/index.ts";
+import { runCli, tempDir, until } from "../_helpers/helpers.ts";
+import { type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
+import { brief, closed, type Event, lifeOf } from "../_helpers/session-life.ts";
+
+const sandboxed = probeSandbox().kind === "bwrap";
+
+let owned: Owned | undefined;
+let root = "";
+let scripts = "";
+
+/** A scripted CLI for adapter `name` (its headless form and its resumed form run `body`). */
+function cli(name: string, body: string): Record<string, unknown> {
+	const file = join(scripts, `${name}.sh`);
+	writeFileSync(file, body);
+	return {
+		command: `/bin/sh ${file}`,
+		headless: `/bin/sh ${file}`,
+		headless_resume: `/bin/sh ${file} resume {{external_session_id}}`,
+	};
+}
+
+const start = async (...args: string[]) => {
+	const r = await runCli(["sessions", "start", "--root", root, ...args]);
+	expect(r.code, r.stderr).toBe(0);
+	return r.stdout.trim();
+};
+
+describe.skipIf(!sandboxed)("a headless session's attempts", () => {
+	beforeAll(async () => {
+		scripts = tempDir("rt-supervised-cli-");
+		const adapters = {
+			// Names its conversation, leaves a file in its home and one in its workspace, and fails; resumed,
+			// it says what it found of them and succeeds.
+			codex: cli(
+				"codex",
+				[
+					'if [ "$1" = resume ]; then',
+					'  echo "resumed $2; home: $(cat "$HOME/state" 2>&1); workspace: $(cat notes.txt 2>&1)"',
+					"  exit 0",
+					"fi",
+					`echo '{"type":"thread.started","thread_id":"conv-1"}'`,
+					'echo kept > "$HOME/state"; echo draft > notes.txt',
+					"echo 'model unreachable' >&2; exit 3",
+					"",
+				].join("\n"),
+			),
+			dies: cli("dies", "echo dying; exit 1\n"),
+			hangs: cli("hangs", "echo waiting; trap 'exit 0' TERM; while :; do sleep 0.1; done\n"),
+			missing: {
+				command: "roundtable-no-such-cli",
+				headless: "roundtable-no-such-cli --json",
+			},
+		};
+		owned = await ownedProject(tempDir("rt-supervised-"), { "src/a.ts": "export const a = 1;\n" }, (doc) => {
+			doc.setIn(["sandbox", "expose"], [scripts]);
+			for (const [name, a] of Object.entries(adapters))
+				for (const [k, v] of Object.entries(a)) doc.setIn(["adapters", name, k], v);
+			doc.setIn(["sessions", "max_attempts"], 3);
+			doc.setIn(["sessions", "retry_backoff_ms"], 300);
+			doc.setIn(["sessions", "max_wall_seconds"], 2);
+		});
+		root = owned.root;
+		for (const [id, agent] of [
+			["T-1", "implementer-1"],
+			["T-2", "implementer-2"],
+		])
+			await operatorCall(root, "task.create", {
+				task_id: id,
+				title: id,
+				body_md: "b",
+				assigned_agent_id: agent,
+				readable_paths: ["src"],
+			});
+	}, 60_000);
+
+	afterAll(async () => {
+		owned?.owner.kill("SIGTERM");
+		await owned?.owner.exited;
+	});
+
+	test("a failed attempt is retried after the backoff, resuming its conversation in the same workspace and home", async () => {
+		const id = await start("--agent", "implementer-1", "--task", "T-1", "--adapter", "codex");
+		const events = await closed(root, id);
+		expect(brief(events)).toEqual([
+			"started 1",
+			"exited 1 3",
+			"retrying 2",
+			"started 2",
+			"exited 2 0",
+			"closed",
+		]);
+		const [, exited, retrying, second] = events as Event[];
+		expect(exited?.payload).toMatchObject({ reason: "exit 3", interrupted: false });
+		expect(retrying?.payload).toMatchObject({ delay_ms: 300, why: "exit 3" });
+		expect(second?.payload).toMatchObject({ resumes: "conv-1", supervised: true, adapter: "codex" });
+		const log = readFileSync(join(root, ".roundtable/transcripts", `${id}.log`), "utf8");
+		expect(log).toContain("model unreachable\n[roundtable] attempt 2, resuming conv-1\n");
+		expect(log).toContain("resumed conv-1; home: kept; workspace: draft\n");
+		// The home is kept for the next session of this agent on this task; the workspace's change is a draft.
+		expect(readFileSync(join(root, ".roundtable/agent-state/implementer-1@task-T-1/state"), "utf8")).toBe(
+			"kept\n",
+		);
+		const diff = await operatorCall(root, "workspace.diff", { session_id: id });
+		expect(JSON.stringify(diff)).toContain("notes.txt");
+		const listed = JSON.parse((await runCli(["sessions", "list", "--root", root, "--json"])).stdout) as {
+			sessions: {
+				id: string;
+				attempt: number;
+				external_session_id: string | null;
+				resume_command: string | null;
+			}[];
+		};
+		expect(listed.sessions.find((s) => s.id === id)).toMatchObject({
+			attempt: 2,
+			external_session_id: "conv-1",
+			resume_command: "codex resume conv-1",
+		});
+	}, 60_000);
+
+	test("a command that does not exist gives up at once, naming it", async () => {
+		const id = await start("--agent", "reviewer-1", "--adapter", "missing");
+		const events = await closed(root, id);
+		expect(brief(events)).toEqual(["exited 1 127", "gave_up", "closed"]);
+		expect(events[1]?.payload.why).toContain("roundtable-no-such-cli is not on PATH");
+	}, 60_000);
+
+	test("an agent that dies at once every time is started max_attempts times, further apart each time, then given up", async () => {
+		const id = await start("--agent", "implementer-2", "--task", "T-2", "--adapter", "dies");
+		const events = await closed(root, id);
+		expect(brief(events)).toEqual([
+			"started 1",
+			"exited 1 1",
+			"retrying 2",
+			"started 2",
+			"exited 2 1",
+			"retrying 3",
+			"started 3",
+			"exited 3 1",
+			"gave_up",
+			"closed",
+		]);
+		expect(events.filter((e) => e.type === "session.retrying").map((e) => e.payload.delay_ms)).toEqual([
+			300, 600,
+		]);
+		expect(events[8]?.payload.why).toBe("3 attempt(s) failed; the last: exit 1");
+		expect(readFileSync(join(root, ".roundtable/transcripts", `${id}.log`), "utf8")).toBe(
+			"dying\n[roundtable] attempt 2, started afresh\ndying\n[roundtable] attempt 3, started afresh\ndying\n",
+		);
+	}, 60_000);
+
+	test("an agent that hangs is stopped at its wall time and retried", async () => {
+		const id = await start("--agent", "reviewer-1", "--adapter", "hangs");
+		const events = await closed(root, id, 40_000);
+		expect(brief(events)).toEqual([
+			"started 1",
+			"exited 1 124",
+			"retrying 2",
+			"started 2",
+			"exited 2 124",
+			"retrying 3",
+			"started 3",
+			"exited 3 124",
+			"gave_up",
+			"closed",
+		]);
+		expect(events[1]?.payload.reason).toBe("stopped at sessions.max_wall_seconds (2 s)");
+		expect(events[1]?.payload.duration_ms as number).toBeGreaterThanOrEqual(2000);
+	}, 60_000);
+
+	test("a stopped session is not retried", async () => {
+		const id = await start("--agent", "reviewer-1", "--adapter", "hangs");
+		await until(async () => brief(await lifeOf(root, id)).includes("started 1"), 15_000, "its start");
+		expect((await runCli(["sessions", "stop", id, "--root", root])).code).toBe(0);
+		const events = await closed(root, id);
+		expect(brief(events)).toEqual(["started 1", "exited 1 0", "closed"]);
+		expect(events[1]?.payload.reason).toBe("stopped");
+		expect(existsSync(join(root, ".roundtable/sessions", id))).toBe(false);
+	}, 60_000);
+});

@@ -14,6 +14,8 @@ export interface Owned {
 	root: string;
 	url: string;
 	owner: Subprocess<"ignore", "pipe", "pipe">;
+	/** All the owner wrote to stderr (its log), once it has exited. */
+	stderr: Promise<string>;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function ownedProject(
 	root: string,
 	files: Record<string, string>,
 	configure: (doc: Document) => void = () => {},
+	env: Record<string, string | undefined> = process.env,
 ): Promise<Owned> {
 	commitAll(root, files);
 	expect((await runCli(["init", "--root", root])).code).toBe(0);
@@ -35,19 +38,23 @@ export async function ownedProject(
 	doc.setIn(["adapters", "generic", "env"], ["PROBE", "ARGS_CALLS"]);
 	configure(doc);
 	writeFileSync(file, doc.toString());
-	return startOwner(root);
+	return startOwner(root, env);
 }
 
 /** `roundtable start` in `root` (again, after its owner was killed), once it is ready. */
-export async function startOwner(root: string): Promise<Owned> {
+export async function startOwner(
+	root: string,
+	env: Record<string, string | undefined> = process.env,
+): Promise<Owned> {
 	const owner = Bun.spawn([process.execPath, MAIN, "start", "--root", root], {
+		env,
 		stdin: "ignore",
 		stdout: "pipe",
 		stderr: "pipe",
 	});
 	const stderr = new Response(owner.stderr).text();
 	const url = /http=(\S+)/.exec((await readyLine(owner, 20_000, () => stderr)).ready)?.[1] as string;
-	return { root, url, owner };
+	return { root, url, owner, stderr };
 }
 
 /**

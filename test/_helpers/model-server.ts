@@ -152,8 +152,15 @@ function resultsOf(body: Record<string, unknown>): string[] {
 	return out;
 }
 
+/** How the scripted model misbehaves: the first `fail` main requests get a 500; with `hang`, none is ever answered. */
+export interface Faults {
+	fail?: number;
+	hang?: boolean;
+}
+
 /** Serves `script` to whichever client asks; the step after the last is a final answer. */
-export function serveModel(script: Step[]): ModelServer {
+export function serveModel(script: Step[], faults: Faults = {}): ModelServer {
+	let failures = faults.fail ?? 0;
 	const requests: Record<string, unknown>[] = [];
 	let latest: Record<string, unknown> = {};
 	const server = Bun.serve({
@@ -170,6 +177,14 @@ export function serveModel(script: Step[]): ModelServer {
 					return url.pathname.endsWith("/messages")
 						? messages({ say: "ok" }, 0)
 						: responses({ say: "ok" }, 0);
+				if (faults.hang) return new Promise<Response>(() => {});
+				if (failures > 0) {
+					failures--;
+					return Response.json(
+						{ error: { type: "server_error", message: "scripted failure" } },
+						{ status: 500 },
+					);
+				}
 				latest = body;
 				const n = resultsOf(body).length;
 				const step = script[n] ?? { say: "done" };

@@ -232,6 +232,10 @@ function routeOnce(name: ToolName): Handler {
 			return inTx(name, sessions.mint);
 		case "session.start":
 			return mutation(name, sessions.start);
+		case "session.list":
+			return direct(name, sessions.list);
+		case "session.transcript":
+			return direct(name, sessions.transcript);
 		case "session.stop":
 			return mutation(name, sessions.stop);
 		case "session.revoke":

@@ -45,6 +45,10 @@ declare module "*/web/proposal.js" {
 	const text: string;
 	export default text;
 }
+declare module "*/web/sessions.js" {
+	const text: string;
+	export default text;
+}
 declare module "*/web/views.js" {
 	const text: string;
 	export default text;

@@ -9,11 +9,11 @@ import { call } from "../dispatch.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/text.ts";
 import { launch as runLaunch } from "../launch/launch.ts";
 import type { Binding } from "../launch/session.ts";
-import { transcriptPath } from "../launch/transcript.ts";
 import { ownerOf } from "../owner/background.ts";
 import type { Result } from "../registry/index.ts";
 import { openRuntime } from "../runtime.ts";
 import { capabilityHash, newCapability } from "../sessions/capability.ts";
+import { transcriptPath } from "../sessions/paths.ts";
 import { requireSession } from "../sessions/registration.ts";
 import type { Tx } from "../store/index.ts";
 import { CALLER_ID_PATTERN, nowIso } from "../vocabulary/ids.ts";
@@ -90,7 +90,7 @@ export const list = command(async (rt, _ctx, flags) => {
 		{ sessions, drafts: Object.fromEntries(drafts) },
 		sessions.map(
 			(s) =>
-				`${s.id} ${s.agent_id} ${s.status} ${s.adapter} ${s.resume_command ?? "-"}${capabilityText(s, now)}${draftText(s.id)}`,
+				`${s.id} ${s.agent_id} ${s.status} ${s.adapter} ${s.resume_command ?? "-"}${capabilityText(s, now)}${s.attempt > 1 ? ` attempt ${s.attempt}` : ""}${draftText(s.id)}`,
 		),
 	);
 });

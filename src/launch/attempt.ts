@@ -14,6 +14,7 @@ import { launchCommand, stdioCommand } from "../owner/self.ts";
 import { FORWARD_PORT, SANDBOX_FORWARD } from "../sandbox/forward.ts";
 import { homeInside, sandboxArgv, toolFolders } from "../sandbox/index.ts";
 import { type EgressProxy, serveEgressProxy } from "../sandbox/proxy.ts";
+import { transcriptPath } from "../sessions/paths.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
 import {
 	agentEnv,
@@ -25,7 +26,7 @@ import {
 	SESSION_VARIABLES,
 	WORKSPACE_INSIDE,
 } from "./session.ts";
-import { keepOutput, Transcript, transcriptPath } from "./transcript.ts";
+import { keepOutput, Transcript } from "./transcript.ts";
 
 export interface Attempt {
 	/** 1 for the first start of the session's agent. */

@@ -4,11 +4,7 @@
 // session's capability and the operator's tokens never reach the file, even split across writes.
 import { closeSync, openSync, readFileSync, renameSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { LAYOUT } from "../layout.ts";
 import { privateDir } from "../sessions/paths.ts";
-
-export const transcriptPath = (root: string, sessionId: string) =>
-	join(root, LAYOUT.transcripts, `${sessionId}.log`);
 
 const REDACTED = "[redacted]";
 

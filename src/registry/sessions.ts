@@ -188,6 +188,64 @@ export const sessionTools = [
 		idempotent: true,
 	}),
 	tool({
+		name: "session.list",
+		family: "sessions",
+		visibility: "operator",
+		title: "List sessions",
+		description: "Live and recent sessions, newest first, each with the last line its agent wrote.",
+		details:
+			"Sessions newest first (`status`: `live` those not ended, `ended`, or `all`), each with its binding, attempt, and, for one launched without a terminal, its transcript's size and last non-blank line (at most 300 characters). Pages with `limit` and `cursor`.",
+		args: () =>
+			type({
+				"status?": "'live' | 'ended' | 'all'",
+				"limit?": type("1 <= number.integer <= 500").describe("an integer from 1 to 500"),
+				"cursor?": nonBlank,
+			}),
+		argDocs: {
+			status: "live, ended or all (default).",
+			limit: "Page size (default 50).",
+			cursor: "Previous next_cursor.",
+		},
+		output: () =>
+			type({
+				sessions: sessionRecord()
+					.merge({ transcript_bytes: "number.integer >= 0", last_line: "string | null" })
+					.array(),
+				next_cursor: "string | null",
+			}),
+		mutates: false,
+	}),
+	tool({
+		name: "session.transcript",
+		family: "sessions",
+		visibility: "operator",
+		title: "Read a session's transcript",
+		description: "A page of what a headless session's agent wrote (stdout and stderr), secrets redacted.",
+		details:
+			"A page of the session's transcript (`.roundtable/transcripts/`, the newest `sessions.log_bytes` kept, its capability and the operator's token redacted): `max_bytes` (default 65536) from `offset`, by default the last page; pages start and end on whole characters, and `next_offset` chains them. `live` while the session stands. A session launched at a terminal keeps none (`transcript_bytes` 0).",
+		args: () =>
+			type({
+				session_id: callerId,
+				"offset?": "0 <= number.integer <= 9007199254740991",
+				"max_bytes?": type("1 <= number.integer <= 1048576").describe("an integer from 1 to 1048576"),
+			}),
+		argDocs: {
+			session_id: "The session.",
+			offset: "Byte offset (default: the last page).",
+			max_bytes: "Page size (default 65536).",
+		},
+		output: () =>
+			type({
+				session_id: "string",
+				live: "boolean",
+				transcript: "string",
+				offset: "number.integer >= 0",
+				next_offset: "number.integer >= 0 | null",
+				transcript_bytes: "number.integer >= 0",
+			}),
+		mutates: false,
+	}),
+	tool({
 		name: "session.stop",
 		family: "sessions",
 		visibility: "operator",

@@ -7,3 +7,4 @@ export { start, stop } from "./headless.ts";
 export { close, egressRefused, mint, revoke, touch } from "./minted.ts";
 export { end, heartbeat, register } from "./registration.ts";
 export { supervision } from "./supervision.ts";
+export { list, transcript } from "./transcripts.ts";

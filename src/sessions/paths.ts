@@ -13,6 +13,10 @@ const MAX_SOCKET_PATH_BYTES = 107;
 
 export const sessionDir = (root: string, id: string) => join(root, SESSIONS_DIR, id);
 
+/** A headless session's transcript: what its agent wrote, kept after its folder is gone. */
+export const transcriptPath = (root: string, sessionId: string) =>
+	join(root, LAYOUT.transcripts, `${sessionId}.log`);
+
 /** The private folder for sockets whose usual path is too long: per user, 0700. */
 export function runtimeDir(): string {
 	const base = process.env.XDG_RUNTIME_DIR || tmpdir();

@@ -261,6 +261,30 @@ export const sessionQueries = (c: Conn) => ({
 		);
 	},
 
+	/**
+	 * One page, newest first: sessions started before `before` (a cursor's key), live (not ended),
+	 * ended, or all, at most `limit`.
+	 */
+	async page(
+		status: "live" | "ended" | "all",
+		before: { started_at: string; id: string } | undefined,
+		limit: number,
+	): Promise<SessionRow[]> {
+		const which = status === "live" ? "status != 'ended'" : status === "ended" ? "status = 'ended'" : "1 = 1";
+		return before === undefined
+			? c.all<SessionRow>(
+					`SELECT ${COLUMNS} FROM sessions WHERE ${which} ORDER BY started_at DESC, id DESC LIMIT ?`,
+					limit,
+				)
+			: c.all<SessionRow>(
+					`SELECT ${COLUMNS} FROM sessions WHERE ${which} AND (started_at, id) < (?, ?)
+					 ORDER BY started_at DESC, id DESC LIMIT ?`,
+					before.started_at,
+					before.id,
+					limit,
+				);
+	},
+
 	/** The first message a supervised session's agent was started with. */
 	async promptOf(id: string): Promise<string | undefined> {
 		return (

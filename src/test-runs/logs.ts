@@ -1,14 +1,14 @@
 // A test run's stored log: .roundtable/testlogs/<id>.log (our id, never the caller's text), the
 // summary and tail a finished run reports, and the pages test.get_result reads back from it.
 
-import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { notFound } from "../errors.ts";
 import { writeFileAtomic } from "../fsutil.ts";
 import type { Env } from "../handlers/env.ts";
 import { LAYOUT } from "../layout.ts";
+import { charStartFrom, readLogPage } from "../os/log-page.ts";
 import type { Args } from "../registry/index.ts";
-import { charStartFrom, wholeCharsEnd } from "./process.ts";
 
 export const TESTLOGS_DIR = LAYOUT.testlogs;
 const logPath = (root: string, id: string) => join(root, TESTLOGS_DIR, `${id}.log`);
@@ -36,42 +36,12 @@ export function tail(text: Uint8Array, bytes: number): string {
 	return new TextDecoder().decode(text.subarray(from));
 }
 
-/** A page of a stored log: `max_bytes` from `offset`, by default the last page. */
-function readLog(path: string, offset: number | undefined, maxBytes: number) {
-	let fd: number;
-	try {
-		fd = openSync(path, "r");
-	} catch {
-		return { log: "", offset: 0, next_offset: null, log_bytes: 0 };
-	}
-	try {
-		const size = fstatSync(fd).size;
-		const from = Math.min(offset ?? Math.max(0, size - maxBytes), size);
-		const buffer = Buffer.alloc(Math.min(maxBytes, size - from));
-		const read = buffer.byteLength === 0 ? 0 : readSync(fd, buffer, 0, buffer.byteLength, from);
-		// A page starts and ends on whole UTF-8 characters, so the pages next_offset chains are the log
-		// (unless a page is too small to hold one character: then it still moves on).
-		const start = charStartFrom(buffer.subarray(0, read), 0);
-		const cut = from + read < size ? wholeCharsEnd(buffer, read) : read;
-		const stop = cut > start ? cut : read;
-		const end = from + stop;
-		return {
-			log: buffer.subarray(start, stop).toString("utf8"),
-			offset: from + start,
-			next_offset: end < size ? end : null,
-			log_bytes: size,
-		};
-	} finally {
-		closeSync(fd);
-	}
-}
-
 /** test.get_result: the run's row and a page of its log. */
 export async function getResult(a: Args<"test.get_result">, env: Env) {
 	const test_run = await env.rt.store.withTransaction("read", (tx) => tx.testRuns.get(a.test_run_id));
 	if (!test_run) throw notFound(`test run ${a.test_run_id} not found`, { test_run_id: a.test_run_id });
 	// The log is read after the transaction: no file I/O inside one.
-	const page = readLog(logPath(env.rt.root, test_run.id), a.offset, a.max_bytes ?? RESULT_LOG_BYTES);
+	const page = readLogPage(logPath(env.rt.root, test_run.id), a.offset, a.max_bytes ?? RESULT_LOG_BYTES);
 	// A run that ended before its command ran (status error) has no log file: its reason is the log.
 	const log = page.log_bytes === 0 && test_run.status === "error" ? test_run.summary_md : page.log;
 	return { test_run, ...page, log };

@@ -3,6 +3,7 @@
 // the head and the tail of what was written with a marker between them.
 
 import { readdirSync, readFileSync } from "node:fs";
+import { charStartFrom, wholeCharsEnd } from "../os/log-page.ts";
 
 /** How long the pipes may stay open once the process group is dead (held by a process that left it). */
 const DRAIN_GRACE_MS = 1000;
@@ -35,26 +36,6 @@ export interface ProcessResult {
 	output: Uint8Array;
 	output_bytes: number;
 	truncated: boolean;
-}
-
-const isContinuation = (b: number | undefined) => b !== undefined && (b & 0xc0) === 0x80;
-
-/** `i`, or the start of the next whole UTF-8 character when `i` falls inside one. */
-export function charStartFrom(bytes: Uint8Array, i: number): number {
-	let j = i;
-	while (j < bytes.byteLength && j - i < 3 && isContinuation(bytes[j])) j++;
-	return j;
-}
-
-/** `end`, or the start of the UTF-8 character that `end` would cut in two. */
-export function wholeCharsEnd(bytes: Uint8Array, end = bytes.byteLength): number {
-	for (let j = end - 1; j >= 0 && end - j <= 4; j--) {
-		const b = bytes[j] as number;
-		if (isContinuation(b)) continue;
-		const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-		return j + length > end ? j : end;
-	}
-	return end;
 }
 
 /** Keeps the first `half` bytes and a rolling window of the last `half`. */

@@ -100,7 +100,15 @@ const OPERATOR = [
 	"run.open",
 ];
 /** What the dashboard reads that no agent tool covers: read-only operator entries. */
-const OPERATOR_READS = ["turn.queue", "proposal.revisions", "test.list", "peer.questions", "message.list"];
+const OPERATOR_READS = [
+	"turn.queue",
+	"proposal.revisions",
+	"test.list",
+	"peer.questions",
+	"message.list",
+	"session.list",
+	"session.transcript",
+];
 /** The Chair's batch steps and the owner's own upkeep. */
 const INTERNAL = [
 	"chair.expire",

@@ -3,7 +3,7 @@
 // test runs and gates, a test log, memory search, and the two changes (a human decision, a
 // rollback), each made through call() as the operator and recorded as such.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readOperatorToken } from "../../src/config/operator-token.ts";
 import { isInert } from "../../src/dashboard/server/markdown.ts";
@@ -106,6 +106,7 @@ describe("GET /api/state", () => {
 				"security_reviews",
 				"questions",
 				"messages",
+				"sessions",
 			].sort(),
 		);
 		const newest = ((await p.call("table.watch", { limit: 1 })) as { next_after_event_id: number })
@@ -234,6 +235,33 @@ describe("GET /api/proposals/:id", () => {
 			expect({ offset, status: bad.status }).toEqual({ offset, status: 400 });
 		}
 		expect((await browser.get("/api/test-runs/TR-none/log")).status).toBe(404);
+	});
+
+	test("GET /api/sessions/:id/transcript: the transcript as plain text, its last line in the state", async () => {
+		const minted = (await p.call("session.mint", {
+			agent_id: "implementer-1",
+			capability_sha256: "a".repeat(64),
+		})) as { session: { id: string } };
+		const id = minted.session.id;
+		const none = await browser.get(`/api/sessions/${id}/transcript`);
+		expect(none.status).toBe(200);
+		expect(await none.text()).toBe("");
+		expect(none.headers.get("x-log-bytes")).toBe("0");
+		expect(none.headers.get("x-session-live")).toBe("true");
+		const text = "first line\nsecond, the last ✓\n\n";
+		mkdirSync(join(p.root, ".roundtable/transcripts"), { recursive: true });
+		writeFileSync(join(p.root, ".roundtable/transcripts", `${id}.log`), text);
+		const whole = await browser.get(`/api/sessions/${id}/transcript`);
+		expect(whole.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+		expect(await whole.text()).toBe(text);
+		expect(whole.headers.get("x-log-bytes")).toBe(String(Buffer.byteLength(text)));
+		expect(await (await browser.get(`/api/sessions/${id}/transcript?offset=6`)).text()).toBe(text.slice(6));
+		const listed = ((await browser.state()).sessions as State[]).find((s) => s.id === id);
+		expect(listed).toMatchObject({ last_line: "second, the last ✓", attempt: 0, status: "active" });
+		for (const offset of ["-1", "x"])
+			expect((await browser.get(`/api/sessions/${id}/transcript?offset=${offset}`)).status).toBe(400);
+		expect((await browser.get("/api/sessions/S-none/transcript")).status).toBe(404);
+		expect((await browser.get(`/api/sessions/${id}/log`)).status).toBe(404);
 	});
 
 	test("GET /api/memory?q=: memory.query's entries, bodies rendered", async () => {

@@ -15,6 +15,7 @@ import notesJs from "../web/notes.js" with { type: "text" };
 import overviewJs from "../web/overview.js" with { type: "text" };
 import partsJs from "../web/parts.js" with { type: "text" };
 import proposalJs from "../web/proposal.js" with { type: "text" };
+import sessionsJs from "../web/sessions.js" with { type: "text" };
 import viewsJs from "../web/views.js" with { type: "text" };
 import workJs from "../web/work.js" with { type: "text" };
 import { escapeHtml } from "./markdown.ts";
@@ -49,6 +50,7 @@ export const ASSETS: ReadonlyMap<string, Asset> = new Map([
 	["overview.js", asset(overviewJs, JS)],
 	["parts.js", asset(partsJs, JS)],
 	["proposal.js", asset(proposalJs, JS)],
+	["sessions.js", asset(sessionsJs, JS)],
 	["views.js", asset(viewsJs, JS)],
 	["work.js", asset(workJs, JS)],
 	["app.css", asset(appCss, "text/css; charset=utf-8")],

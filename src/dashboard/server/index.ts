@@ -150,6 +150,9 @@ export function createDashboard(caller: Caller, options: DashboardOptions): Dash
 			case "test-runs":
 				if (!id || tail !== "log") return notFound(url);
 				return only("GET", () => testLog(read, id, url.searchParams));
+			case "sessions":
+				if (!id || tail !== "transcript") return notFound(url);
+				return only("GET", () => transcript(read, id, url.searchParams));
 			case "memory":
 				if (id !== undefined) return notFound(url);
 				return only("GET", async () => json(await memoryView(read, url.searchParams)));
@@ -197,6 +200,27 @@ export function createDashboard(caller: Caller, options: DashboardOptions): Dash
 				"x-log-offset": String(out.offset),
 				"x-log-next-offset": out.next_offset === null ? "" : String(out.next_offset),
 				"x-log-bytes": String(out.log_bytes),
+			},
+		});
+	}
+
+	/** A page of a session's transcript (default: its last MiB), as text. */
+	async function transcript(read: OperatorCall, id: string, params: URLSearchParams): Promise<Response> {
+		const offset = params.get("offset");
+		if (offset !== null && !/^\d{1,15}$/.test(offset))
+			return apiError(400, "invalid_argument", "offset must be a non-negative integer", { field: "offset" });
+		const out = await read("session.transcript", {
+			session_id: id,
+			...(offset !== null && { offset: Number(offset) }),
+			max_bytes: 1024 * 1024,
+		});
+		return new Response(out.transcript, {
+			headers: {
+				"content-type": "text/plain; charset=utf-8",
+				"x-log-offset": String(out.offset),
+				"x-log-next-offset": out.next_offset === null ? "" : String(out.next_offset),
+				"x-log-bytes": String(out.transcript_bytes),
+				"x-session-live": String(out.live),
 			},
 		});
 	}

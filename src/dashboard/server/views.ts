@@ -38,13 +38,17 @@ export function withHtml<T extends object>(record: T): T & Record<string, unknow
 	return out as T & Record<string, unknown>;
 }
 
-/** `/api/state`: the table as get_state reads it, plus the turn queue, open questions and newest messages. */
+/**
+ * `/api/state`: the table as get_state reads it, plus the turn queue, open questions, newest
+ * messages, and the newest sessions with the last line each agent wrote.
+ */
 export async function stateView(call: OperatorCall, csrfToken: string) {
 	// get_state first: its last_event_id is where the event stream picks up, so nothing read after it is missed.
 	const state = await call("table.get_state", {});
 	const { turns } = await call("turn.queue", {});
 	const { requests } = await call("peer.questions", { status: "open" });
 	const { messages } = await call("message.list", { limit: 50 });
+	const { sessions } = await call("session.list", { limit: 50 });
 	const now = Date.now();
 	return {
 		csrf_token: csrfToken,
@@ -61,6 +65,7 @@ export async function stateView(call: OperatorCall, csrfToken: string) {
 		security_reviews: state.security_reviews.map(reviewView),
 		questions: requests.map(withHtml),
 		messages: messages.map(withHtml),
+		sessions,
 	};
 }
 

@@ -53,6 +53,19 @@ export async function getLog(id, offset) {
 	return { text: await res.text(), next: next ? Number(next) : null };
 }
 
+/** The last page of a session's transcript: its text, where it starts, the whole size, and whether the session stands. */
+export async function getTranscript(id) {
+	const res = await send(`/api/sessions/${encodeURIComponent(id)}/transcript`, {
+		headers: { accept: "text/plain" },
+	});
+	return {
+		text: await res.text(),
+		offset: Number(res.headers.get("x-log-offset") ?? 0),
+		bytes: Number(res.headers.get("x-log-bytes") ?? 0),
+		live: res.headers.get("x-session-live") === "true",
+	};
+}
+
 export async function postJson(path, body) {
 	const headers = { "content-type": "application/json", "x-csrf-token": csrfToken };
 	const res = await send(path, { method: "POST", headers, body: JSON.stringify(body) });

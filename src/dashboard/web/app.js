@@ -4,6 +4,7 @@
 import { ApiError, follow, getJson, postJson, setCsrf } from "./api.js";
 import { h } from "./dom.js";
 import { proposalView } from "./proposal.js";
+import { loadTranscript, transcriptView } from "./sessions.js";
 import { VIEWS } from "./views.js";
 
 const main = document.getElementById("main");
@@ -40,6 +41,7 @@ const app = {
 function route() {
 	const [name = "", id] = location.hash.replace(/^#\/?/, "").split("/");
 	if (name === "proposals" && id) return { name: "proposal", id: decodeURIComponent(id) };
+	if (name === "sessions" && id) return { name: "session", id: decodeURIComponent(id) };
 	return { name: VIEWS[name] ? name : "overview" };
 }
 
@@ -52,6 +54,7 @@ const TABS = [
 	["approvals", "Approvals"],
 	["memory", "Memory"],
 	["messages", "Messages"],
+	["sessions", "Sessions"],
 ];
 
 function badges(s) {
@@ -61,6 +64,7 @@ function badges(s) {
 		proposals: s.proposals.filter((p) => p.status === "pending" || p.status === "in_review").length,
 		claims: s.claims.filter((c) => c.expiring_soon || c.status === "suspended").length,
 		messages: s.questions.length,
+		sessions: s.sessions.filter((x) => x.status !== "ended").length,
 		tasks: s.tasks.filter((t) => t.status === "open" || t.status === "in_progress" || t.status === "blocked")
 			.length,
 	};
@@ -71,7 +75,7 @@ let navKey = "";
 /** The tabs with their counts; rebuilt only when those change, so a focused tab keeps its focus. */
 function drawNav(current) {
 	const counts = badges(app.state);
-	const here = current === "proposal" ? "proposals" : current;
+	const here = current === "proposal" ? "proposals" : current === "session" ? "sessions" : current;
 	const key = JSON.stringify([here, counts]);
 	if (key === navKey) return;
 	navKey = key;
@@ -98,9 +102,14 @@ let drawnKey = "";
 function viewKey(r) {
 	const s = app.state;
 	const view =
-		r.name === "proposal" ? { deps: ["approvals", "proposals", "security_reviews"] } : VIEWS[r.name];
+		r.name === "proposal"
+			? { deps: ["approvals", "proposals", "security_reviews"] }
+			: r.name === "session"
+				? { deps: ["sessions"] }
+				: VIEWS[r.name];
 	const slice = s ? view.deps.map((d) => s[d]) : null;
-	return JSON.stringify([r, slice, r.name === "proposal" ? app.ui.detail : null]);
+	const detail = r.name === "proposal" ? app.ui.detail : r.name === "session" ? app.ui.transcript : null;
+	return JSON.stringify([r, slice, detail]);
 }
 
 function render(force = false) {
@@ -115,9 +124,11 @@ function render(force = false) {
 	let body;
 	if (!app.state) body = h("p", { class: "empty", text: "Loading the table…" });
 	else if (r.name === "proposal") body = proposalView(app, r.id);
+	else if (r.name === "session") body = transcriptView(app, r.id);
 	else body = VIEWS[r.name].render(app);
 	main.replaceChildren(body);
-	const label = r.name === "proposal" ? r.id : (TABS.find(([n]) => n === r.name)?.[1] ?? "");
+	const label =
+		r.name === "proposal" || r.name === "session" ? r.id : (TABS.find(([n]) => n === r.name)?.[1] ?? "");
 	const waiting = badges(app.state).approvals;
 	document.title = `${label} · Roundtable${waiting ? ` (${waiting} awaiting approval)` : ""}`;
 	if (focus) main.querySelector(`[data-key="${CSS.escape(focus)}"]`)?.focus();
@@ -240,6 +251,10 @@ window.addEventListener("hashchange", () => {
 	const r = route();
 	app.ui.confirm = null;
 	if (r.name === "proposal") loadDetail(r.id); // fresh each visit: events while away were not followed
+	if (r.name === "session") {
+		app.ui.transcriptScroll = undefined;
+		loadTranscript(app, r.id);
+	}
 	render(true);
 	// Focus goes to the new view (where a screen reader starts reading) unless a control in it already
 	// has it (the memory search after "/", which a draw between the key and this event may have focused).
@@ -254,11 +269,27 @@ async function start() {
 	render(true);
 	const r = route();
 	try {
-		await Promise.all([loadState(), r.name === "proposal" ? loadDetail(r.id) : null]);
+		await Promise.all([
+			loadState(),
+			r.name === "proposal" ? loadDetail(r.id) : null,
+			r.name === "session" ? loadTranscript(app, r.id) : null,
+		]);
 	} catch {
 		// shown in the banner; the stream's reconnects retry
 	}
 	follow(app.state?.last_event_id ?? null, { onEvent: changed, onStatus: showConnection });
+	setInterval(watchAgents, AGENT_POLL_MS);
+}
+
+// What an agent writes makes no event: while a live session is on screen, its output is read again
+// every 2 s (the list's last lines, or the open transcript), and not at all otherwise.
+const AGENT_POLL_MS = 2000;
+function watchAgents() {
+	const r = route();
+	if (document.hidden || !app.state) return;
+	if (r.name === "sessions" && app.state.sessions.some((s) => s.status !== "ended")) changed();
+	if (r.name === "session" && (app.ui.transcript?.live ?? true) && !app.ui.transcript?.loading)
+		loadTranscript(app, r.id);
 }
 
 start();

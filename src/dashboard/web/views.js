@@ -3,6 +3,7 @@
 import { approvals, transactions } from "./ledger.js";
 import { memory, messages } from "./notes.js";
 import { overview } from "./overview.js";
+import { sessions } from "./sessions.js";
 import { claims, proposals, tasks } from "./work.js";
 
 export const VIEWS = {
@@ -17,4 +18,5 @@ export const VIEWS = {
 	approvals: { deps: ["approvals"], render: approvals },
 	memory: { deps: [], render: memory },
 	messages: { deps: ["questions", "messages"], render: messages },
+	sessions: { deps: ["sessions", "now"], render: sessions },
 };

@@ -8,6 +8,7 @@ import * as claims from "./claims.bench.ts";
 import * as cli from "./cli.bench.ts";
 import * as dashboard from "./dashboard.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
+import * as headless from "./headless.bench.ts";
 import * as launch from "./launch.bench.ts";
 import { type Figure, fmt, meets } from "./lib.ts";
 import * as memory from "./memory.bench.ts";
@@ -44,6 +45,7 @@ const benches: Record<string, Bench> = {
 	chair,
 	testrun,
 	launch,
+	headless,
 	workspace,
 	dashboard,
 	memory,

@@ -49,7 +49,12 @@ export interface LaunchOptions {
 	 * Run by the owner (session.start): stopped by this signal instead of this process's own stop
 	 * signals, told the session's id as soon as it exists, and its output kept in the transcript only.
 	 */
-	supervised?: { signal: AbortSignal; onSession: (id: string) => void };
+	supervised?: {
+		signal: AbortSignal;
+		onSession: (id: string) => void;
+		/** Serves the new session's socket at once (the owner's endpoints), instead of on their next pass. */
+		serve?: () => Promise<void>;
+	};
 	log: (line: string) => void;
 }
 
@@ -248,6 +253,7 @@ async function prepare(
 	};
 	try {
 		privateDir(opened.dir);
+		await o.supervised?.serve?.();
 		if (!(await waitForSocket(opened.socket, 15_000)))
 			throw new LaunchError(
 				`the owner did not open the session's socket ${opened.socket}; see ${LAYOUT.ownerLog}`,

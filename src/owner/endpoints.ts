@@ -24,6 +24,8 @@ export interface EndpointsOptions {
 export interface Endpoints {
 	/** Settles once the sessions standing at start are served (or reported unservable). */
 	ready: Promise<void>;
+	/** Serves what stands now, without waiting for the loop (a session this owner just minted). */
+	now(): Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -38,6 +40,13 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 	/** Sessions whose socket could not be made: reported once, not tried again. */
 	const failed = new Set<string>();
 	const stop = new AbortController();
+
+	// One reconcile at a time: the loop's and one asked for now never both serve a session.
+	let queue = Promise.resolve();
+	const reconcileOnce = () => {
+		queue = queue.then(reconcile, reconcile);
+		return queue;
+	};
 
 	async function reconcile(): Promise<void> {
 		const live = await rt.store.withTransaction("read", (tx) => tx.sessions.withEndpoints(nowIso()));
@@ -87,7 +96,7 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 	const loop = (async () => {
 		while (!stop.signal.aborted) {
 			try {
-				await reconcile();
+				await reconcileOnce();
 			} catch (err) {
 				options.log(`roundtable: session endpoints: ${(err as Error).message}`);
 			}
@@ -99,6 +108,7 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 
 	return {
 		ready,
+		now: () => reconcileOnce(),
 		async stop() {
 			stop.abort();
 			await loop;

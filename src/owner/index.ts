@@ -97,7 +97,9 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	try {
 		rt = openRuntime(root);
 		// Headless sessions (session.start) run in this process, and only here.
-		headless = headlessSessions(rt, options.log);
+		headless = headlessSessions(rt, options.log, async () => {
+			await endpoints?.now();
+		});
 		rt.sessions = headless;
 		// Holds the policy from here on and reloads config and policy when their files change.
 		reloader = startReloader(rt, { log: options.log });

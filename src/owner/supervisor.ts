@@ -26,6 +26,8 @@ interface Running {
 export function headlessSessions(
 	rt: Runtime,
 	log: (line: string) => void,
+	/** Serves a just-minted session's socket at once (the owner's endpoints, once they run). */
+	serve: () => Promise<void> = async () => {},
 ): HeadlessSessions & { stopAll(): Promise<void>; recover(): Promise<void> } {
 	const running = new Map<string, Running>();
 	/** Supervises one open session from attempt `first` on; closes it at the end. */
@@ -53,7 +55,7 @@ export function headlessSessions(
 					...(o.adapter !== undefined && { adapter: o.adapter }),
 					...(o.prompt !== undefined && { prompt: o.prompt }),
 					log,
-					supervised: { signal: abort.signal, onSession: minted },
+					supervised: { signal: abort.signal, onSession: minted, serve },
 				});
 				opening.catch(reject);
 				void work.then((id) => {
@@ -87,7 +89,7 @@ export function headlessSessions(
 			for (const session of open) {
 				if (running.has(session.id)) continue;
 				const abort = new AbortController();
-				track(session.id, abort, resume(rt, session, abort.signal, log, supervise));
+				track(session.id, abort, resume(rt, session, abort.signal, log, supervise, serve));
 			}
 		},
 	};
@@ -152,13 +154,14 @@ async function resume(
 	signal: AbortSignal,
 	log: (line: string) => void,
 	supervise: (s: Opened, signal: AbortSignal, first: Attempted) => Promise<void>,
+	serve: () => Promise<void>,
 ): Promise<void> {
 	await killLeftover(sessionDir(rt.root, session.id), log);
 	const prompt = await rt.store.withTransaction("read", (tx) => tx.sessions.promptOf(session.id));
 	const opened = await reopenSession(rt, session, {
 		agent: session.agent_id,
 		log,
-		supervised: { signal, onSession: () => {} },
+		supervised: { signal, onSession: () => {}, serve },
 		...(prompt !== undefined && { prompt }),
 	});
 	const after = "the owner stopped while it ran";

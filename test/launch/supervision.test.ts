@@ -5,11 +5,11 @@
 // time and retried. Scripted CLIs stand in for the real ones (test/launch/real-agents.test.ts runs
 // those), named codex so Codex's adapter module reads their output.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir, until } from "../_helpers/helpers.ts";
-import { type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
+import { type Owned, operatorCall, ownedProject, PROBE } from "../_helpers/launch-helpers.ts";
 import { brief, closed, type Event, lifeOf } from "../_helpers/session-life.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
@@ -56,13 +56,26 @@ describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 			),
 			dies: cli("dies", "echo dying; exit 1\n"),
 			hangs: cli("hangs", "echo waiting; trap 'exit 0' TERM; while :; do sleep 0.1; done\n"),
+			// First run: claims a.ts (released when its session ends) and fails. Retried: reads the table.
+			claimer: cli(
+				"claimer",
+				[
+					'if [ -e "$HOME/claimed" ]; then',
+					`  ARGS_CALLS='[["table.get_state",{}]]' exec ${process.execPath} ${PROBE}`,
+					"fi",
+					'touch "$HOME/claimed"',
+					`ARGS_CALLS='[["resource.claim",{"resource_type":"file","resource_id":"file:src/a.ts","claim_type":"write","task_id":"T-3","resume_policy":"release"}]]' ${process.execPath} ${PROBE}`,
+					"exit 1",
+					"",
+				].join("\n"),
+			),
 			missing: {
 				command: "roundtable-no-such-cli",
 				headless: "roundtable-no-such-cli --json",
 			},
 		};
 		owned = await ownedProject(tempDir("rt-supervised-"), { "src/a.ts": "export const a = 1;\n" }, (doc) => {
-			doc.setIn(["sandbox", "expose"], [scripts]);
+			doc.setIn(["sandbox", "expose"], [scripts, dirname(PROBE)]);
 			for (const [name, a] of Object.entries(adapters))
 				for (const [k, v] of Object.entries(a)) doc.setIn(["adapters", name, k], v);
 			doc.setIn(["sessions", "max_attempts"], 3);
@@ -73,6 +86,7 @@ describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 		for (const [id, agent] of [
 			["T-1", "implementer-1"],
 			["T-2", "implementer-2"],
+			["T-3", "implementer-1"],
 		])
 			await operatorCall(root, "task.create", {
 				task_id: id,
@@ -107,9 +121,10 @@ describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 		expect(log).toContain("model unreachable\n[roundtable] attempt 2, resuming conv-1\n");
 		expect(log).toContain("resumed conv-1; home: kept; workspace: draft\n");
 		// The home is kept for the next session of this agent on this task; the workspace's change is a draft.
-		expect(readFileSync(join(root, ".roundtable/agent-state/implementer-1@task-T-1/state"), "utf8")).toBe(
-			"kept\n",
-		);
+		const home = join(root, ".roundtable/agent-state/implementer-1@task-T-1");
+		expect(readFileSync(join(home, "state"), "utf8")).toBe("kept\n");
+		expect(statSync(home).mode & 0o777).toBe(0o700);
+		expect(statSync(dirname(home)).mode & 0o777).toBe(0o700);
 		const diff = await operatorCall(root, "workspace.diff", { session_id: id });
 		expect(JSON.stringify(diff)).toContain("notes.txt");
 		const listed = JSON.parse((await runCli(["sessions", "list", "--root", root, "--json"])).stdout) as {
@@ -185,5 +200,42 @@ describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 		expect(brief(events)).toEqual(["started 1", "exited 1 0", "closed"]);
 		expect(events[1]?.payload.reason).toBe("stopped");
 		expect(existsSync(join(root, ".roundtable/sessions", id))).toBe(false);
+	}, 60_000);
+
+	test("a retried agent keeps its claims; they follow their resume_policy only when its session closes", async () => {
+		const id = await start("--agent", "implementer-1", "--task", "T-3", "--adapter", "claimer");
+		const events = await closed(root, id);
+		expect(brief(events)).toEqual([
+			"started 1",
+			"exited 1 1",
+			"retrying 2",
+			"started 2",
+			"exited 2 0",
+			"closed",
+		]);
+		// The second run saw its claim still active.
+		const log = readFileSync(join(root, ".roundtable/transcripts", `${id}.log`), "utf8");
+		const second = JSON.parse(log.split("\n").filter((l) => l.startsWith('{"tries"'))[1] as string) as {
+			results: { claims: { resource_id: string; status: string; session_id: string }[] }[];
+			home: string;
+		};
+		// Its home is its own, for this task: not implementer-1's home for T-1 (which holds `state`).
+		expect(second.home.split(",")).toContain("claimed");
+		expect(second.home.split(",")).not.toContain("state");
+		expect(second.results[0]?.claims.find((c) => c.session_id === id)).toMatchObject({
+			resource_id: "file:src/a.ts",
+			status: "active",
+		});
+		const all = JSON.parse((await runCli(["watch", "--root", root, "--limit", "1000", "--json"])).stdout) as {
+			events: { id: number; type: string; payload: Record<string, unknown> }[];
+		};
+		const released = all.events.find(
+			(e) => e.type === "claim.released" && e.payload.resource_id === "file:src/a.ts",
+		);
+		const retried = all.events.find((e) => e.type === "session.retrying" && e.payload.session_id === id);
+		const lastExit = all.events.findLast((e) => e.type === "session.exited" && e.payload.session_id === id);
+		expect(released && retried && lastExit && released.id > lastExit.id && lastExit.id > retried.id).toBe(
+			true,
+		);
 	}, 60_000);
 });

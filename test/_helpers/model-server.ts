@@ -152,15 +152,22 @@ function resultsOf(body: Record<string, unknown>): string[] {
 	return out;
 }
 
-/** How the scripted model misbehaves: the first `fail` main requests get a 500; with `hang`, none is ever answered. */
+/**
+ * How the scripted model misbehaves: the first `fail` main requests get `status` (default 500; a
+ * 400 is one no client retries by itself); the first `stall` main requests are never answered; with
+ * `hang`, none is.
+ */
 export interface Faults {
 	fail?: number;
+	status?: number;
+	stall?: number;
 	hang?: boolean;
 }
 
 /** Serves `script` to whichever client asks; the step after the last is a final answer. */
 export function serveModel(script: Step[], faults: Faults = {}): ModelServer {
 	let failures = faults.fail ?? 0;
+	let stalls = faults.stall ?? 0;
 	const requests: Record<string, unknown>[] = [];
 	let latest: Record<string, unknown> = {};
 	const server = Bun.serve({
@@ -178,12 +185,15 @@ export function serveModel(script: Step[], faults: Faults = {}): ModelServer {
 						? messages({ say: "ok" }, 0)
 						: responses({ say: "ok" }, 0);
 				if (faults.hang) return new Promise<Response>(() => {});
+				if (stalls > 0) {
+					stalls--;
+					return new Promise<Response>(() => {});
+				}
 				if (failures > 0) {
 					failures--;
-					return Response.json(
-						{ error: { type: "server_error", message: "scripted failure" } },
-						{ status: 500 },
-					);
+					const status = faults.status ?? 500;
+					const type = status === 400 ? "invalid_request_error" : "server_error";
+					return Response.json({ type: "error", error: { type, message: "scripted failure" } }, { status });
 				}
 				latest = body;
 				const n = resultsOf(body).length;

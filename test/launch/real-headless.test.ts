@@ -2,7 +2,8 @@
 // adapters' default headless forms, driven by scripted model servers on 127.0.0.1. A Codex
 // implementer whose model fails its first request is retried and resumes its conversation
 // (`codex exec resume`), then finishes its task; a Claude Code reviewer bound to a proposal reads it
-// and votes; a Codex whose model never answers is cut at the wall time, retried, and given up.
+// and votes; one whose model never answers its first request is cut at the wall time and resumes
+// (`claude -p --resume`); a Codex whose model never answers is cut, retried, and given up.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -95,6 +96,28 @@ const start = async (root: string, ...args: string[]) => {
 const transcript = (root: string, id: string) =>
 	readFileSync(join(root, ".roundtable/transcripts", `${id}.log`), "utf8");
 
+/** P-1 of T-1, by implementer-1 (its claim taken by the operator for it), in review. */
+async function proposalInReview(root: string) {
+	await operatorCall(root, "resource.claim", {
+		agent_id: "implementer-1",
+		task_id: "T-1",
+		resource_type: "file",
+		resource_id: "file:src/a.ts",
+		claim_type: "write",
+	});
+	await operatorCall(root, "proposal.create", {
+		proposal_id: "P-1",
+		task_id: "T-1",
+		agent_id: "implementer-1",
+		title: "a is 2",
+		summary_md: "Sets a to 2.",
+		affected_resources: [],
+		risk: "low",
+		patch: "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;\n",
+	});
+	await operatorCall(root, "proposal.request_review", { proposal_id: "P-1" });
+}
+
 function codexModel(faults: Faults) {
 	return serveModel(
 		[
@@ -167,24 +190,7 @@ describe.skipIf(!sandboxed)("real CLIs in headless sessions", () => {
 				ANTHROPIC_BASE_URL: model.url,
 				ANTHROPIC_API_KEY: "scripted",
 			});
-			await operatorCall(root, "resource.claim", {
-				agent_id: "implementer-1",
-				task_id: "T-1",
-				resource_type: "file",
-				resource_id: "file:src/a.ts",
-				claim_type: "write",
-			});
-			await operatorCall(root, "proposal.create", {
-				proposal_id: "P-1",
-				task_id: "T-1",
-				agent_id: "implementer-1",
-				title: "a is 2",
-				summary_md: "Sets a to 2.",
-				affected_resources: [],
-				risk: "low",
-				patch: "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;\n",
-			});
-			await operatorCall(root, "proposal.request_review", { proposal_id: "P-1" });
+			await proposalInReview(root);
 			const id = await start(root, "--agent", "reviewer-1", "--proposal", "P-1", "--adapter", "claude");
 			const events = await closed(root, id, 120_000);
 			expect(brief(events), transcript(root, id).slice(-3000)).toEqual(["started 1", "exited 1 0", "closed"]);
@@ -229,6 +235,61 @@ describe.skipIf(!sandboxed)("real CLIs in headless sessions", () => {
 				"closed",
 			]);
 			expect(events[1]?.payload.reason).toBe("stopped at sessions.max_wall_seconds (4 s)");
+		} finally {
+			model.stop();
+		}
+	}, 240_000);
+
+	test("Claude Code: its model never answers the first request; cut at the wall time and retried, it resumes its session (--resume) and votes", async () => {
+		const model = serveModel(
+			[
+				mcp("agent.brief"),
+				mcp("vote.cast", { proposal_id: "P-1", vote: "approve", reason_md: "Fine." }),
+				{ say: "Voted." },
+			],
+			{ stall: 1 },
+		);
+		try {
+			const root = await project(
+				"claude",
+				model,
+				["--model", "scripted"],
+				{ ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "scripted" },
+				{ retry_backoff_ms: 200, max_wall_seconds: 6 },
+			);
+			await proposalInReview(root);
+			const id = await start(
+				root,
+				"--agent",
+				"reviewer-1",
+				"--proposal",
+				"P-1",
+				"--adapter",
+				"claude",
+				"--prompt",
+				"Review P-1.",
+			);
+			const events = await closed(root, id, 120_000);
+			expect(brief(events), transcript(root, id).slice(-3000)).toEqual([
+				"started 1",
+				"exited 1 124",
+				"retrying 2",
+				"started 2",
+				"exited 2 0",
+				"closed",
+			]);
+			const conversation = events[3]?.payload.resumes as string;
+			expect(conversation).toMatch(/^[0-9a-f-]{36}$/);
+			// The resumed request carries the first run's message and the one saying why it was started again.
+			const resumed = JSON.stringify(
+				model.requests.findLast((b) => Array.isArray(b.tools) && b.tools.length > 0),
+			);
+			expect(resumed).toContain("Review P-1.");
+			expect(resumed).toContain("Roundtable started you again (attempt 2)");
+			const { votes } = (await operatorCall(root, "vote.list", { proposal_id: "P-1" })) as {
+				votes: { agent_id: string }[];
+			};
+			expect(votes.map((v) => v.agent_id)).toEqual(["reviewer-1"]);
 		} finally {
 			model.stop();
 		}

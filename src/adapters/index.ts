@@ -38,14 +38,3 @@ export function externalSessionId(adapter: string, line: string): string | undef
 		return undefined;
 	}
 }
-
-/** The first message of a headless session given no prompt: who the agent is, its task, how to start. */
-export function defaultPrompt(agent: string, task: string | null): string {
-	return [
-		`You are ${agent}, working through Roundtable's MCP tools (the server named roundtable).`,
-		task === null ? "" : `Your task is ${task}; the files it may read are in your working folder.`,
-		"Call agent.brief first and do its required_next_action: claim before you change a file, edit files with your own tools, then propose what you changed with workspace.propose.",
-	]
-		.filter(Boolean)
-		.join(" ");
-}

@@ -8,6 +8,7 @@ import { claimsById, type ResumeBriefing } from "../briefing/resume.ts";
 import { call } from "../dispatch.ts";
 import { didYouMean, echo, quoted, suggestion } from "../domain/text.ts";
 import { launch as runLaunch } from "../launch/launch.ts";
+import { MAX_OPERATOR_PROMPT } from "../launch/prompt.ts";
 import type { Binding } from "../launch/session.ts";
 import { ownerOf } from "../owner/background.ts";
 import type { Result } from "../registry/index.ts";
@@ -350,6 +351,8 @@ export const launch: CommandRun = {
 		const { agent, binding } = bindingOf(flags);
 		const adapter = text(flags, "adapter");
 		const prompt = text(flags, "prompt");
+		if (prompt !== undefined && prompt.length > MAX_OPERATOR_PROMPT)
+			throw new UsageError(`--prompt is ${prompt.length} characters; at most ${MAX_OPERATOR_PROMPT}`);
 		const rt = openRuntime(flags.root);
 		try {
 			return await runLaunch(rt, {

@@ -17,16 +17,22 @@ questions to and from you, unread messages and the required next action in one c
   with \`table.get_state\` and follow it with \`table.watch\`; do not rely on your own notes.
 - The operator (a human) has the final word: approvals, overrides and agent settings are theirs.
 
-## The repository is read-only to you
+## Where you change files
 
-- Read files with \`repo.read_file\`, \`repo.search\` and \`repo.symbols\`.
-- Never edit files directly. Every change is a patch proposal.
+- Launched by Roundtable (\`roundtable sessions launch\` or \`start\`), you work in a workspace of
+  your own: a copy of the files your task may read, with a git repository of its own. Edit them
+  there with your own tools; \`workspace.diff\` shows what you changed.
+- Anywhere else (a client opened by hand), the repository is read-only to you: read it with
+  \`repo.read_file\`, \`repo.search\` and \`repo.symbols\`, and never edit files directly.
+- Either way, every change reaches the project as a proposal, never by itself.
 
 ## Claim, then propose
 
 1. Claim what you will change with \`resource.claim\` (a file, a directory, or a symbol).
-2. Submit the change with \`proposal.create\`, naming the claimed resources.
-3. Wait for votes, reviews and tests; revise with \`proposal.attach_patch\` when asked.
+2. Propose the change: \`workspace.propose\` from a workspace, else \`proposal.create\` with the
+   patch, naming the claimed resources.
+3. Wait for votes, reviews and tests; revise (propose again, or \`proposal.attach_patch\`) when
+   asked.
 4. Release claims you no longer need.
 
 ## Turns

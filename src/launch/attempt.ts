@@ -6,7 +6,7 @@
 import { accessSync, constants as fs, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { constants, homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { clientCommand, defaultPrompt, externalSessionId, resumePrompt } from "../adapters/index.ts";
+import { clientCommand, externalSessionId, resumePrompt } from "../adapters/index.ts";
 import { operatorTokens } from "../config/operator-token.ts";
 import { systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
@@ -16,6 +16,7 @@ import { homeInside, sandboxArgv, toolFolders } from "../sandbox/index.ts";
 import { type EgressProxy, serveEgressProxy } from "../sandbox/proxy.ts";
 import { transcriptPath } from "../sessions/paths.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
+import { headlessPrompt } from "./prompt.ts";
 import {
 	agentEnv,
 	BASE_ENV,
@@ -63,8 +64,13 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 	const started = Date.now();
 	const headless = !s.atTerminal && s.adapter.headless.trim() !== "";
 	const resuming = headless && a.resume !== undefined && s.adapter.headless_resume.trim() !== "";
-	const firstPrompt = o.prompt ?? (headless ? defaultPrompt(session.agent_id, session.task_id) : undefined);
-	const prompt = resuming ? resumePrompt(a.number, a.after ?? "it failed") : firstPrompt;
+	// Headless, a fresh start's first message is built (the briefing, the project's rules, then the
+	// operator's words); at a terminal the operator's words alone, if any.
+	const prompt = resuming
+		? resumePrompt(a.number, a.after ?? "it failed")
+		: headless
+			? await headlessPrompt(rt, session, s.sandboxed, o.prompt)
+			: o.prompt;
 	const form = resuming
 		? s.adapter.headless_resume.replaceAll("{{external_session_id}}", a.resume as string)
 		: headless
@@ -172,7 +178,8 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 				event: "started",
 				attempt: a.number,
 				supervised: o.supervised !== undefined,
-				...(a.number === 1 && o.supervised && firstPrompt !== undefined && { prompt: firstPrompt }),
+				// The operator's words, for a fresh start after the owner's restart.
+				...(a.number === 1 && o.supervised && o.prompt !== undefined && { prompt: o.prompt }),
 				...(a.capabilityHash !== undefined && { capability_sha256: a.capabilityHash }),
 			},
 			systemContext(),

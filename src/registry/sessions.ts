@@ -164,7 +164,7 @@ export const sessionTools = [
 		title: "Start a headless session",
 		description: "Start an agent's CLI unattended in the owner, in a session of its own; returns at once.",
 		details:
-			"What `roundtable sessions launch` does, without a terminal and inside the owner: a session and capability for the agent (bound to `task_id`, `proposal_id` and/or `run_id` as session.mint binds), the owner's private socket, the sandbox and workspace, the adapter's headless form and a prompt (`prompt`, else one that says who the agent is, its task, and to start with agent.brief). Answers as soon as the session is minted, while the agent works; its output is the session's transcript (`roundtable sessions log`). Its agent runs until it exits or reaches `sessions.max_wall_seconds`; one that fails is started again (up to `sessions.max_attempts`, after `sessions.retry_backoff_ms`, doubling) in the same workspace, resuming its CLI's conversation where the adapter can (`session.started`, `session.exited`, `session.retrying`, `session.gave_up` events); session.stop ends it. Only the owner can start one: without a running owner this is `failed_precondition`.",
+			"What `roundtable sessions launch` does, without a terminal and inside the owner: a session and capability for the agent (bound to `task_id`, `proposal_id` and/or `run_id` as session.mint binds), the owner's private socket, the sandbox and workspace, the adapter's headless form and a first message built for it: who the agent is and what it is bound to, how it works (its workspace, claims, workspace.propose), its briefing as agent.brief gives it, the project's AGENTS.ROUNDTABLE.md (at most 16 KiB), then `prompt`. Answers as soon as the session is minted, while the agent works; its output is the session's transcript (`roundtable sessions log`). Its agent runs until it exits or reaches `sessions.max_wall_seconds`; one that fails is started again (up to `sessions.max_attempts`, after `sessions.retry_backoff_ms`, doubling) in the same workspace, resuming its CLI's conversation where the adapter can (`session.started`, `session.exited`, `session.retrying`, `session.gave_up` events); session.stop ends it. Only the owner can start one: without a running owner this is `failed_precondition`.",
 		args: () =>
 			type({
 				agent_id: callerId,
@@ -172,7 +172,7 @@ export const sessionTools = [
 				"proposal_id?": callerId,
 				"run_id?": callerId,
 				"adapter?": nonBlank,
-				"prompt?": nonBlank,
+				"prompt?": type("string <= 32768").describe("at most 32768 characters"),
 			}),
 		argDocs: {
 			agent_id: "The agent to run (enabled).",
@@ -180,7 +180,7 @@ export const sessionTools = [
 			proposal_id: "Bind to this open proposal.",
 			run_id: "Bind to this active run.",
 			adapter: "A configured adapter (default the agent's).",
-			prompt: "The agent's first message.",
+			prompt: "Added to its first message.",
 			idempotency_key: "Starts once on retry.",
 		},
 		output: () => type({ session: sessionRecord() }),
@@ -364,14 +364,14 @@ export const sessionTools = [
 		description:
 			"Record what happened to a launched session's agent process (the launcher and the owner call it).",
 		details:
-			"`started`: its agent starts (attempt `attempt`; `supervised` for the owner's headless sessions, with the first `prompt`; after the owner's restart a new `capability_sha256`), a `session.started` event. `exited`: its agent ended with `status` after `duration_ms` (`interrupted` when the owner died under it), a `session.exited` event. `retrying`: it starts again after `delay_ms`, a `session.retrying` event. `gave_up`: it is not started again, a `session.gave_up` event saying `why`. `captured`: its CLI named its own conversation `external_session_id` (what a retry resumes); no event.",
+			"`started`: its agent starts (attempt `attempt`; `supervised` for the owner's headless sessions, with the operator's `prompt`; after the owner's restart a new `capability_sha256`), a `session.started` event. `exited`: its agent ended with `status` after `duration_ms` (`interrupted` when the owner died under it), a `session.exited` event. `retrying`: it starts again after `delay_ms`, a `session.retrying` event. `gave_up`: it is not started again, a `session.gave_up` event saying `why`. `captured`: its CLI named its own conversation `external_session_id` (what a retry resumes); no event.",
 		args: () =>
 			type({
 				session_id: callerId,
 				event: "'started' | 'exited' | 'retrying' | 'gave_up' | 'captured'",
 				"attempt?": "1 <= number.integer <= 1000",
 				"supervised?": "boolean",
-				"prompt?": type("string <= 65536").describe("at most 65536 characters"),
+				"prompt?": type("string <= 32768").describe("at most 32768 characters"),
 				"capability_sha256?": type(/^[0-9a-f]{64}$/).describe("a SHA-256 in lower-case hex"),
 				"status?": "-1 <= number.integer <= 255",
 				"duration_ms?": "0 <= number.integer <= 9007199254740991",
@@ -385,7 +385,7 @@ export const sessionTools = [
 			event: "What happened.",
 			attempt: "Which start of its agent (1 the first).",
 			supervised: "The owner runs it and starts it again.",
-			prompt: "Its first message.",
+			prompt: "The operator's words for its first message.",
 			capability_sha256: "Its new capability's hash, after the owner's restart.",
 			status: "The agent's exit status (-1: it never ran).",
 			duration_ms: "How long the attempt ran.",

@@ -21,10 +21,11 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 	beforeAll(async () => {
 		const scripts = tempDir("rt-headless-agent-");
 		const agent = join(scripts, "agent.sh");
-		// The agent: says what it was asked, answers a stop, and otherwise works until stopped.
+		// The agent: says what it was asked last (its first message ends with the operator's words),
+		// keeps the whole message, answers a stop, and otherwise works until stopped.
 		writeFileSync(
 			agent,
-			'echo "asked: $1"\ntrap \'echo "stopping, as asked"; exit 0\' TERM\nwhile :; do sleep 0.1; done\n',
+			'printf "%s" "$1" > "$HOME/asked"\necho "asked: $(printf \'%s\\n\' "$1" | tail -n 1)"\ntrap \'echo "stopping, as asked"; exit 0\' TERM\nwhile :; do sleep 0.1; done\n',
 		);
 		owned = await ownedProject(tempDir("rt-headless-"), { "src/a.ts": "export const a = 1;\n" }, (doc) => {
 			doc.setIn(["sandbox", "expose"], [scripts]);
@@ -66,6 +67,15 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 			"its output",
 		);
 		expect(readFileSync(transcript, "utf8")).toBe("asked: Do T-1.\n");
+		// Its whole first message: who it is, its briefing, the project's rules, then the operator's words.
+		const asked = readFileSync(join(root, ".roundtable/agent-state/implementer-1@task-T-1/asked"), "utf8");
+		expect(asked).toStartWith("You are implementer-1 (Implementer), working through Roundtable's MCP tools");
+		expect(asked).toContain("Your task is T-1.");
+		expect(asked).toContain("- Required next action: Resume task T-1");
+		expect(asked).toContain(
+			"The project's rules for agents (AGENTS.ROUNDTABLE.md):\n\n# Working in this repository",
+		);
+		expect(asked).toEndWith("From the operator:\n\nDo T-1.");
 		const listed = await runCli(["sessions", "list", "--root", root]);
 		expect(listed.stdout).toMatch(new RegExp(`^${id} implementer-1 active `, "m"));
 

@@ -198,7 +198,7 @@ describe.skipIf(!sandboxed)("real agent CLIs in a launched session", () => {
 		]);
 		try {
 			const root = await project("claude", ["--model", "scripted"], `http://127.0.0.1:${model.port}`);
-			// No --prompt: a headless session's first message says where its work is and how to start.
+			// No --prompt: a headless session's first message says who it is, its briefing and the rules.
 			const r = await launched(
 				root,
 				"claude",
@@ -206,8 +206,9 @@ describe.skipIf(!sandboxed)("real agent CLIs in a launched session", () => {
 				[],
 			);
 			const first = JSON.stringify(model.requests.find((b) => Array.isArray(b.tools) && b.tools.length > 0));
-			expect(first).toContain("You are implementer-1, working through Roundtable's MCP tools");
-			expect(first).toContain("Call agent.brief first");
+			expect(first).toContain("You are implementer-1 (Implementer), working through Roundtable's MCP tools");
+			expect(first).toContain("Required next action: Resume task T-1");
+			expect(first).toContain("The project's rules for agents (AGENTS.ROUNDTABLE.md)");
 			const results = model.results();
 			expect(results, r.stdout.slice(-4000) + r.stderr).toHaveLength(6);
 			expect(results[0]).toContain('"required_next_action":"Resume task T-1');

@@ -84,6 +84,46 @@ export interface CopiedLogin {
 }
 
 /**
+ * Whether every folder on the way from `base` to `rel`'s file is a real folder, never a link. The
+ * private home outlives its agent (the CLI's state is kept), so what the agent left there may be a
+ * link to the operator's own files: followed, a copy would overwrite them and a clean-up delete them.
+ */
+function realFolders(base: string, rel: string): boolean {
+	let at = base;
+	for (const part of [
+		".",
+		...dirname(rel)
+			.split("/")
+			.filter((p) => p !== "." && p !== ""),
+	]) {
+		at = join(at, part);
+		const st = lstatSync(at, { throwIfNoEntry: false });
+		if (st && !st.isDirectory()) return false;
+		if (!st) return true; // made below, by us
+	}
+	return true;
+}
+
+/**
+ * Removes what the agent left in the way of the `kind` at `rel` under `base`: a link (never what it
+ * points to), a file where a folder goes, a folder where the file goes.
+ */
+function clearWay(base: string, rel: string, kind: "file" | "folder"): void {
+	let at = base;
+	const parts = rel.split("/").filter(Boolean);
+	for (const [i, part] of parts.entries()) {
+		at = join(at, part);
+		const st = lstatSync(at, { throwIfNoEntry: false });
+		if (!st) return;
+		const wantsFile = kind === "file" && i === parts.length - 1;
+		if (st.isSymbolicLink() || (wantsFile ? !st.isFile() : !st.isDirectory())) {
+			rmSync(at, { recursive: true, force: true });
+			return;
+		}
+	}
+}
+
+/**
  * Copies `adapter`'s login from the operator's home into `privateHome` (which the sandbox shows as
  * `homeInside`). `env` is the operator's environment (where CODEX_HOME and the like point).
  */
@@ -98,7 +138,9 @@ export function copyLogin(
 	if (!spec) return { env: {}, copied: [], finish: () => {} };
 	const insideDir = join(homeInside, spec.defaultDir);
 	const moved = { [spec.dirVariable]: insideDir };
+	if (!realFolders(privateHome, ".")) throw new Error(`the agent's home ${privateHome} is not a folder`);
 	// The CLI's folder exists in the private home even when no login is copied (Codex insists).
+	clearWay(privateHome, spec.defaultDir, "folder");
 	mkdirSync(join(privateHome, spec.defaultDir), { recursive: true, mode: 0o700 });
 	if (spec.keys.some((k) => env[k])) return { env: moved, copied: [], finish: () => {} };
 	const hostDir = env[spec.dirVariable] || join(operatorHome, spec.defaultDir);
@@ -118,6 +160,7 @@ export function copyLogin(
 	const original = new Map<string, Buffer>();
 	for (const f of files) {
 		const to = join(privateHome, f.to);
+		clearWay(privateHome, f.to, "file");
 		mkdirSync(dirname(to), { recursive: true, mode: 0o700 });
 		copyFileSync(f.from, to);
 		original.set(f.to, readFileSync(to));
@@ -131,7 +174,9 @@ export function copyLogin(
 					const rel = join(spec.defaultDir, name);
 					const before = original.get(rel);
 					const copy = join(privateHome, rel);
-					// A regular file of a credential's size holding JSON, never a link the agent planted.
+					// A regular file of a credential's size holding JSON, in real folders: never a link the
+					// agent planted, to the file or a folder on the way (its agent has exited: nothing moves now).
+					if (!realFolders(privateHome, rel)) continue;
 					const stat = lstatSync(copy, { throwIfNoEntry: false });
 					if (!before || !stat?.isFile() || stat.size > MAX_CREDENTIAL_BYTES) continue;
 					const after = readFileSync(copy);
@@ -143,9 +188,13 @@ export function copyLogin(
 					renameSync(temp, target);
 				}
 			} finally {
-				// The home is kept for the CLI's state; a credential never rests in it between runs.
-				for (const name of spec.credentials)
-					rmSync(join(privateHome, spec.defaultDir, name), { force: true });
+				// The home is kept for the CLI's state; a credential never rests in it between runs. What the
+				// agent put in the way is removed itself, never what it points to.
+				for (const name of spec.credentials) {
+					const rel = join(spec.defaultDir, name);
+					if (realFolders(privateHome, rel)) rmSync(join(privateHome, rel), { force: true });
+					else clearWay(privateHome, rel, "file");
+				}
 				lock.release();
 			}
 		},

@@ -4,7 +4,16 @@
 // folder. Each project is every other's victim: its operator token, database, .env and live
 // sockets are what the attacker reaches for. Skipped where bubblewrap does not work.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
@@ -242,6 +251,53 @@ describe.skipIf(!sandboxed)("a launched agent, wherever its project lives", () =
 		} finally {
 			await first.stop();
 		}
+	}, 60_000);
+
+	test("the home kept for its task is no way to the operator's login: a link left there is removed, never followed", async () => {
+		const p = places[2] as Place;
+		const home = tempDir("rt-operator-home-");
+		write(home, ".codex/auth.json", '{"tokens":"t"}\n');
+		write(home, ".claude.json", '{"userID":"u"}\n');
+		await operator(p.root, "task.create", {
+			task_id: "T-home",
+			title: "t",
+			body_md: "b",
+			assigned_agent_id: "implementer-2",
+			readable_paths: [],
+		});
+		const env = { ...process.env, HOME: home } as Record<string, string>;
+		delete env.OPENAI_API_KEY;
+		const codex = (command: string) =>
+			runCli(
+				launchArgs(
+					p.root,
+					"implementer-2",
+					["--task", "T-home", "--adapter", "codex"],
+					["/bin/sh", "-c", command],
+				),
+				{
+					env,
+				},
+			);
+		// It swaps its CLI's folder for a link to the operator's real one, which the owner, cleaning
+		// up its copied login, would delete through.
+		const planted = await codex(
+			`rm -rf "$HOME/.codex"; ln -s ${join(home, ".codex")} "$HOME/.codex"; echo planted`,
+		);
+		expect(planted.code, planted.stderr).toBe(0);
+		expect(planted.stdout).toBe("planted\n");
+		expect(readFileSync(join(home, ".codex/auth.json"), "utf8")).toBe('{"tokens":"t"}\n');
+		const kept = join(p.root, ".roundtable/agent-state/implementer-2@task-T-home");
+		expect(lstatSync(join(kept, ".codex"), { throwIfNoEntry: false })).toBeUndefined();
+		// A link left there by any other way (its owner killed mid-run) is removed before the next copy.
+		symlinkSync(join(home, ".codex"), join(kept, ".codex"));
+		const next = await codex('test -L "$HOME/.codex" && echo link; ls -A "$HOME/.codex"');
+		expect(next.code, next.stderr).toBe(0);
+		expect(next.stdout).toBe("auth.json\n");
+		expect(readFileSync(join(home, ".codex/auth.json"), "utf8")).toBe('{"tokens":"t"}\n');
+		expect(lstatSync(join(kept, ".codex")).isDirectory()).toBe(true);
+		// And no credential rests in the kept home between runs.
+		expect(existsSync(join(kept, ".codex/auth.json"))).toBe(false);
 	}, 60_000);
 
 	test("a toolchain on PATH under $HOME runs, but ~/.cargo/credentials.toml stays out of sight (row 6)", async () => {

@@ -15,6 +15,7 @@ import { FORWARD_PORT, SANDBOX_FORWARD } from "../sandbox/forward.ts";
 import { homeInside, sandboxArgv, toolFolders } from "../sandbox/index.ts";
 import { type EgressProxy, serveEgressProxy } from "../sandbox/proxy.ts";
 import { transcriptPath } from "../sessions/paths.ts";
+import { CALLER_ID_PATTERN } from "../vocabulary/ids.ts";
 import { type CopiedLogin, copyLogin, LoginBusy } from "./login.ts";
 import { headlessPrompt } from "./prompt.ts";
 import {
@@ -295,13 +296,15 @@ function capture(s: Opened, resumed: string | undefined): (chunk: Uint8Array) =>
 			const id = externalSessionId(s.adapterName, line.slice(0, nl).trim());
 			line = line.slice(nl + 1);
 			nl = line.indexOf("\n");
-			if (id === undefined) continue;
+			// An id is one word of safe characters (it goes into the resumed command line and the briefing's
+			// resume command): anything else the agent printed is not taken for one.
+			if (id === undefined || !CALLER_ID_PATTERN.test(id)) continue;
 			done = true;
 			if (id !== resumed)
 				void call(
 					s.rt,
 					"session.supervision",
-					{ session_id: s.session.id, event: "captured", external_session_id: id.slice(0, 200) },
+					{ session_id: s.session.id, event: "captured", external_session_id: id },
 					systemContext(),
 				).catch((err) =>
 					s.o.log(
@@ -345,7 +348,7 @@ export const signalNumber = (name: string): number | undefined => constants.sign
 
 /** A session.exited event for this attempt's outcome. */
 export async function recordExit(
-	s: Opened,
+	s: Pick<Opened, "rt" | "session" | "o">,
 	attempt: number,
 	outcome: Outcome,
 	interrupted = false,

@@ -283,12 +283,35 @@ async function prepare(
 	}
 }
 
+/** Closes a session an earlier owner left open without starting its agent again: the same close. */
+export async function closeLeftover(
+	rt: Runtime,
+	session: SessionRow,
+	reason: string,
+	log: (line: string) => void,
+): Promise<void> {
+	const closing = {
+		rt,
+		o: { agent: session.agent_id, log },
+		session,
+		ctx: operatorContext("cli"),
+		dir: sessionDir(rt.root, session.id),
+		socket: session.mcp_socket ?? sessionDir(rt.root, session.id),
+		ws: hasWorkspace(rt.root, session.id) ? openWorkspace(rt.root, session.id) : undefined,
+		handlers: [],
+	};
+	await closeSession(closing, reason);
+}
+
 /**
  * Closes the session: what its workspace holds that no proposal carries kept as a draft (or the
  * folder itself, when it cannot be), its capability revoked, its claims by their resume_policy, its
  * folders gone.
  */
-export async function closeSession(s: Opened, reason: string): Promise<void> {
+export async function closeSession(
+	s: Pick<Opened, "rt" | "o" | "session" | "ctx" | "dir" | "socket" | "ws" | "handlers">,
+	reason: string,
+): Promise<void> {
 	const { rt, o, session, ws } = s;
 	for (const [sig, h] of s.handlers) process.off(sig, h);
 	let keepFolder = rt.config.workspaces.keep === "always";

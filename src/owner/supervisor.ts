@@ -10,12 +10,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import { type Outcome, pidFile, recordExit, runAttempt, startTime } from "../launch/attempt.ts";
-import { closeSession, type Opened, openSession, reopenSession } from "../launch/session.ts";
+import { closeLeftover, closeSession, type Opened, openSession, reopenSession } from "../launch/session.ts";
 import { sleep } from "../os/sleep.ts";
 import type { HeadlessSessions, Runtime } from "../runtime.ts";
-import { capabilityHash } from "../sessions/capability.ts";
+import { capabilityHash, lapsed } from "../sessions/capability.ts";
 import { sessionDir } from "../sessions/paths.ts";
 import type { SessionRow } from "../store/sessions.ts";
+import { nowIso } from "../vocabulary/ids.ts";
 
 interface Running {
 	abort: AbortController;
@@ -157,6 +158,28 @@ async function resume(
 	serve: () => Promise<void>,
 ): Promise<void> {
 	await killLeftover(sessionDir(rt.root, session.id), log);
+	const after = "the owner stopped while it ran";
+	if (session.attempt > 0)
+		await recordExit(
+			{ rt, session, o: { agent: session.agent_id, log } },
+			session.attempt,
+			{ code: -1, reason: after, durationMs: 0 },
+			true,
+		);
+	// Once is enough: an owner that died under it twice, or a capability that lapsed meanwhile (its
+	// lifetime is the session's), and it is not started again.
+	const lapse = lapsed(session, nowIso());
+	const why =
+		session.interrupted > 0
+			? "an owner stopped under it twice"
+			: lapse !== undefined
+				? `${lapse} while no owner ran`
+				: undefined;
+	if (why !== undefined) {
+		await supervision(rt, session.id, { event: "gave_up", why });
+		await closeLeftover(rt, session, `gave up: ${why}`, log);
+		return;
+	}
 	const prompt = await rt.store.withTransaction("read", (tx) => tx.sessions.promptOf(session.id));
 	const opened = await reopenSession(rt, session, {
 		agent: session.agent_id,
@@ -164,15 +187,6 @@ async function resume(
 		supervised: { signal, onSession: () => {}, serve },
 		...(prompt !== undefined && { prompt }),
 	});
-	const after = "the owner stopped while it ran";
-	if (session.attempt > 0)
-		await recordExit(opened, session.attempt, { code: -1, reason: after, durationMs: 0 }, true);
-	if (session.interrupted > 0) {
-		const why = "an owner stopped under it twice";
-		await supervision(rt, session.id, { event: "gave_up", why });
-		await closeSession(opened, `gave up: ${why}`);
-		return;
-	}
 	const number = session.attempt + 1;
 	await supervision(rt, session.id, { event: "retrying", attempt: number, delay_ms: 0, why: after });
 	log(`roundtable: headless session ${session.id} was interrupted by the owner's stop: starting it again`);

@@ -378,7 +378,7 @@ export const sessionTools = [
 				"interrupted?": "boolean",
 				"delay_ms?": "0 <= number.integer <= 86400000",
 				"why?": nonBlank,
-				"external_session_id?": type("string <= 200").describe("at most 200 characters"),
+				"external_session_id?": callerId,
 			}),
 		argDocs: {
 			session_id: "The launched session.",

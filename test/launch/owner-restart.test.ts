@@ -110,3 +110,33 @@ test("an owner killed under a session: interrupted, what is left killed, started
 	expect(pids()).toHaveLength(2);
 	expect(existsSync(overlap)).toBe(false);
 }, 120_000);
+
+test("a session whose capability lapsed while no owner ran is given up at the restart, never started again", async () => {
+	owned?.owner.kill("SIGTERM");
+	await owned?.owner.exited;
+	const scripts = tempDir("rt-lapse-cli-");
+	const starts = join(scripts, "starts.log");
+	const file = join(scripts, "agent.sh");
+	writeFileSync(file, `echo $$ >> ${starts}\ntrap 'exit 0' TERM\nwhile :; do sleep 0.1; done\n`);
+	owned = await ownedProject(tempDir("rt-lapse-"), { "a.txt": "a\n" }, (doc) => {
+		doc.setIn(["sessions", "sandbox"], "off");
+		doc.setIn(["sessions", "capability_ttl_seconds"], 2);
+		doc.setIn(["adapters", "slow"], { command: `/bin/sh ${file}`, headless: `/bin/sh ${file}` });
+	});
+	const root = owned.root;
+	const r = await runCli(["sessions", "start", "--root", root, "--agent", "reviewer-1", "--adapter", "slow"]);
+	expect(r.code, r.stderr).toBe(0);
+	const id = r.stdout.trim();
+	await until(() => existsSync(starts), 15_000, "its start");
+	owned.owner.kill("SIGKILL");
+	await owned.owner.exited;
+	const [pid] = readFileSync(starts, "utf8").trim().split("\n").map(Number) as [number];
+	await Bun.sleep(2500);
+	owned = await startOwner(root);
+	const events = await closed(root, id);
+	expect(brief(events)).toEqual(["started 1", "exited 1 -1 interrupted", "gave_up", "closed"]);
+	expect(events[2]?.payload.why).toMatch(/^the capability of session \S+ expired at \S+ while no owner ran$/);
+	expect(readFileSync(starts, "utf8").trim().split("\n")).toHaveLength(1);
+	expect(alive(pid)).toBe(false);
+	expect(existsSync(join(root, ".roundtable/sessions", id))).toBe(false);
+}, 60_000);

@@ -86,14 +86,33 @@ function peerDetail(e: EventRecord): string | undefined {
 	return undefined;
 }
 
+/** A headless session's attempts: which, how each ended, when the next starts, why it gave up. */
+function sessionDetail(e: EventRecord): string | undefined {
+	const p = e.payload as Record<string, unknown>;
+	const s = field(p, "session_id");
+	const secs = (ms: unknown) => `${Math.round(Number(ms) / 100) / 10} s`;
+	switch (e.type) {
+		case "session.started":
+			return `${s} attempt ${field(p, "attempt")}${typeof p.resumes === "string" ? ` resuming ${p.resumes}` : ""}`;
+		case "session.exited":
+			return `${s} attempt ${field(p, "attempt")} ${p.interrupted ? "interrupted" : `status ${field(p, "status")} after ${secs(p.duration_ms)}`}${typeof p.reason === "string" ? `: ${p.reason}` : ""}`;
+		case "session.retrying":
+			return `${s} attempt ${field(p, "attempt")} in ${secs(p.delay_ms)}: ${field(p, "why")}`;
+		case "session.gave_up":
+			return `${s}: ${field(p, "why")}`;
+	}
+	return undefined;
+}
+
 /**
  * One event; a refused call also says what was refused, why, and how many times; a peer question or
- * message event says which one and between whom (events never carry bodies).
+ * message event says which one and between whom (events never carry bodies); a headless session's
+ * attempt how it went.
  */
 const eventLine = (e: EventRecord) => {
 	const line = `EVENT ${e.id} ${e.type} ${e.actor_id} ${e.task_id ?? "-"}`;
-	const peer = peerDetail(e);
-	if (peer !== undefined) return `${line} ${peer}`;
+	const detail = peerDetail(e) ?? sessionDetail(e);
+	if (detail !== undefined) return `${line} ${detail}`;
 	if (e.type !== "call.denied") return line;
 	const { tool, reason, count } = e.payload as { tool: string; reason: string; count: number };
 	return `${line} ${tool}${count > 1 ? ` (x${count})` : ""}: ${reason}`;

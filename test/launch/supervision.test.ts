@@ -168,6 +168,15 @@ describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 			300, 600,
 		]);
 		expect(events[8]?.payload.why).toBe("3 attempt(s) failed; the last: exit 1");
+		// What `roundtable watch` says of them.
+		const watched = (await runCli(["watch", "--root", root, "--limit", "1000"])).stdout;
+		expect(watched).toMatch(
+			new RegExp(`session\\.exited implementer-2 T-2 ${id} attempt 1 status 1 after [\\d.]+ s: exit 1\n`),
+		);
+		expect(watched).toContain(`session.retrying implementer-2 T-2 ${id} attempt 3 in 0.6 s: exit 1\n`);
+		expect(watched).toContain(
+			`session.gave_up implementer-2 T-2 ${id}: 3 attempt(s) failed; the last: exit 1\n`,
+		);
 		expect(readFileSync(join(root, ".roundtable/transcripts", `${id}.log`), "utf8")).toBe(
 			"dying\n[roundtable] attempt 2, started afresh\ndying\n[roundtable] attempt 3, started afresh\ndying\n",
 		);

@@ -8,28 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
+import { SESSION_CHILD as CHILD, fmt, initOnAnyPort, median, startOwner } from "./lib.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-
-// The agent: initialize and tools/list on its socket; prints when the list came back.
-const CHILD = `
-const socket = process.env.ROUNDTABLE_SESSION_SOCKET;
-if (!socket) { console.log(Date.now()); process.exit(0); }
-let buffer = "";
-let done;
-const listed = new Promise((r) => (done = r));
-const s = await Bun.connect({ unix: socket, socket: { data(_s, c) {
-	buffer += new TextDecoder().decode(c);
-	if (buffer.includes('"id":2')) done();
-} } });
-s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "b", version: "1" } } }) + "\\n");
-s.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\\n");
-s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\\n");
-await listed;
-console.log("listed", Date.now());
-s.end();
-`;
 
 /** The owner's own CPU time so far, in ms (utime + stime; its children not counted). */
 function cpuMs(pid: number): number {
@@ -74,7 +55,7 @@ export async function run(): Promise<void> {
 		if (!session) throw new Error(`session.start failed: ${JSON.stringify(reply).slice(0, 300)}`);
 		const transcript = join(project, ".roundtable/transcripts", `${session}.log`);
 		const listedAt = () =>
-			Number(/listed (\d+)/.exec(existsSync(transcript) ? readFileSync(transcript, "utf8") : "")?.[1]);
+			Number(/^(\d{13})$/m.exec(existsSync(transcript) ? readFileSync(transcript, "utf8") : "")?.[1]);
 		await until(() => listedAt() > 0, 20_000, "the agent's first tools/list");
 		await until(
 			() => !existsSync(join(project, ".roundtable/sessions", session)),

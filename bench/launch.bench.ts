@@ -7,30 +7,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fmt, median, readLine } from "./lib.ts";
+import { SESSION_CHILD as CHILD, fmt, median, readLine } from "./lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src/main.ts");
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-
-// The agent: initialize and tools/list on its socket, then print when the list came back.
-const CHILD = `
-const socket = process.env.ROUNDTABLE_SESSION_SOCKET;
-if (!socket) { console.log(Date.now()); process.exit(0); }
-let buffer = "";
-let done;
-const listed = new Promise((r) => (done = r));
-const s = await Bun.connect({ unix: socket, socket: { data(_s, c) {
-	buffer += new TextDecoder().decode(c);
-	if (buffer.includes('"id":2')) done();
-} } });
-s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "b", version: "1" } } }) + "\\n");
-s.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\\n");
-s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\\n");
-await listed;
-console.log(Date.now());
-s.end();
-`;
 
 // The agent of the proxy figure: RUNS requests on new connections, then one large download; prints
 // the median request and the download's ms as JSON.

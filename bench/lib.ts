@@ -182,3 +182,25 @@ export function bigRepository(prefix: string): string {
 	git("commit", "-qm", "x");
 	return root;
 }
+
+/**
+ * A launched agent for the launch benches: initialize and tools/list on its session's socket, then
+ * print when the list came back (ms since the epoch); without a socket, print at once (the floor).
+ */
+export const SESSION_CHILD = `
+const socket = process.env.ROUNDTABLE_SESSION_SOCKET;
+if (!socket) { console.log(Date.now()); process.exit(0); }
+let buffer = "";
+let done;
+const listed = new Promise((r) => (done = r));
+const s = await Bun.connect({ unix: socket, socket: { data(_s, c) {
+	buffer += new TextDecoder().decode(c);
+	if (buffer.includes('"id":2')) done();
+} } });
+s.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "b", version: "1" } } }) + "\\n");
+s.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\\n");
+s.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\\n");
+await listed;
+console.log(Date.now());
+s.end();
+`;

@@ -211,3 +211,16 @@ export function serveModel(script: Step[], faults: Faults = {}): ModelServer {
 		stop: () => server.stop(true),
 	};
 }
+
+/** Codex's model provider: the scripted server, no retries of its own (a failure ends the run). */
+export const codexProvider = (url: string) =>
+	[
+		'model="gpt-5.5"',
+		'model_provider="fake"',
+		'model_providers.fake.name="fake"',
+		`model_providers.fake.base_url="${url}/v1"`,
+		'model_providers.fake.env_key="OPENAI_API_KEY"',
+		'model_providers.fake.wire_api="responses"',
+		"model_providers.fake.request_max_retries=0",
+		"model_providers.fake.stream_max_retries=0",
+	].flatMap((c) => ["-c", c]);

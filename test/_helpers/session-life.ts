@@ -6,6 +6,13 @@ export interface Event {
 	payload: Record<string, unknown>;
 }
 
+/** `roundtable sessions start --root root ARGS…`: the new session's id (throws with what it said when it fails). */
+export async function startSession(root: string, ...args: string[]): Promise<string> {
+	const r = await runCli(["sessions", "start", "--root", root, ...args]);
+	if (r.code !== 0) throw new Error(`sessions start failed (${r.code}): ${r.stderr}`);
+	return r.stdout.trim();
+}
+
 /** The session's own events, oldest first, of the supervision's kinds and its close. */
 export async function lifeOf(root: string, id: string): Promise<Event[]> {
 	const r = await runCli(["watch", "--root", root, "--limit", "1000", "--json"]);

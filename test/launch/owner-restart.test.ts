@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, tempDir, until } from "../_helpers/helpers.ts";
 import { type Owned, ownedProject, startOwner } from "../_helpers/launch-helpers.ts";
-import { brief, closed, lifeOf } from "../_helpers/session-life.ts";
+import { brief, closed, lifeOf, startSession } from "../_helpers/session-life.ts";
 
 let owned: Owned | undefined;
 afterAll(async () => {
@@ -48,18 +48,7 @@ test("an owner killed under a session: interrupted, what is left killed, started
 		doc.setIn(["adapters", "codex", "headless_resume"], `/bin/sh ${file} resume {{external_session_id}}`);
 	});
 	const root = owned.root;
-	const r = await runCli([
-		"sessions",
-		"start",
-		"--root",
-		root,
-		"--agent",
-		"reviewer-1",
-		"--adapter",
-		"codex",
-	]);
-	expect(r.code, r.stderr).toBe(0);
-	const id = r.stdout.trim();
+	const id = await startSession(root, "--agent", "reviewer-1", "--adapter", "codex");
 	const pids = () => (existsSync(starts) ? readFileSync(starts, "utf8").trim().split("\n").map(Number) : []);
 	await until(() => pids().length === 1, 15_000, "the first attempt");
 	await until(
@@ -124,9 +113,7 @@ test("a session whose capability lapsed while no owner ran is given up at the re
 		doc.setIn(["adapters", "slow"], { command: `/bin/sh ${file}`, headless: `/bin/sh ${file}` });
 	});
 	const root = owned.root;
-	const r = await runCli(["sessions", "start", "--root", root, "--agent", "reviewer-1", "--adapter", "slow"]);
-	expect(r.code, r.stderr).toBe(0);
-	const id = r.stdout.trim();
+	const id = await startSession(root, "--agent", "reviewer-1", "--adapter", "slow");
 	await until(() => existsSync(starts), 15_000, "its start");
 	owned.owner.kill("SIGKILL");
 	await owned.owner.exited;

@@ -3,15 +3,16 @@
 // egress). Each reads its briefing, claims a file, edits it with its own edit tool, looks around
 // its workspace, and proposes what it changed; the proposal is exactly that change, and after two
 // votes and patch.apply the project has it and the task is done. No model service is reached.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig } from "../../src/config/defaults.ts";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir } from "../_helpers/helpers.ts";
 import { launchArgs, type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
-import { type Step, serveModel } from "../_helpers/model-server.ts";
-import { clientEnv, type Installed, install } from "../_helpers/real-clients-helpers.ts";
+import { codexProvider, type Step, serveModel } from "../_helpers/model-server.ts";
+import { pinnedClients } from "../_helpers/pinned-clients.ts";
+import { clientEnv } from "../_helpers/real-clients-helpers.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 const owners: Owned[] = [];
@@ -22,18 +23,7 @@ afterAll(async () => {
 	}
 });
 
-const clients: Partial<Record<"codex" | "claude", Installed>> = {};
-beforeAll(async () => {
-	if (!sandboxed) return;
-	clients.codex = await install("codex");
-	clients.claude = await install("claude");
-}, 20 * 60_000);
-
-const binOf = (name: "codex" | "claude"): string => {
-	const c = clients[name];
-	if (c?.kind !== "ok") throw new Error(`${name} is not installed: ${JSON.stringify(c)}`);
-	return c.bin;
-};
+const binOf = pinnedClients(["codex", "claude"], sandboxed);
 
 const FILES = {
 	"README.md": "# project\n",
@@ -155,16 +145,7 @@ describe.skipIf(!sandboxed)("real agent CLIs in a launched session", () => {
 			{ say: "Proposed." },
 		]);
 		try {
-			const provider = [
-				'model="gpt-5.5"',
-				'model_provider="fake"',
-				'model_providers.fake.name="fake"',
-				`model_providers.fake.base_url="${model.url}/v1"`,
-				'model_providers.fake.env_key="OPENAI_API_KEY"',
-				'model_providers.fake.wire_api="responses"',
-				"model_providers.fake.request_max_retries=0",
-				"model_providers.fake.stream_max_retries=0",
-			].flatMap((c) => ["-c", c]);
+			const provider = codexProvider(model.url);
 			const root = await project("codex", ["--ephemeral", ...provider], `http://127.0.0.1:${model.port}`);
 			const r = await launched(root, "codex", { OPENAI_API_KEY: "scripted" }, ["--prompt", "Do task T-1."]);
 			expect(JSON.stringify(model.requests[0])).toContain("Do task T-1.");

@@ -4,16 +4,17 @@
 // (`codex exec resume`), then finishes its task; a Claude Code reviewer bound to a proposal reads it
 // and votes; one whose model never answers its first request is cut at the wall time and resumes
 // (`claude -p --resume`); a Codex whose model never answers is cut, retried, and given up.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig } from "../../src/config/defaults.ts";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpers.ts";
-import { type Faults, type Step, serveModel } from "../_helpers/model-server.ts";
-import { clientEnv, type Installed, install } from "../_helpers/real-clients-helpers.ts";
-import { brief, closed } from "../_helpers/session-life.ts";
+import { codexProvider, type Faults, type Step, serveModel } from "../_helpers/model-server.ts";
+import { pinnedClients } from "../_helpers/pinned-clients.ts";
+import { clientEnv } from "../_helpers/real-clients-helpers.ts";
+import { brief, closed, startSession } from "../_helpers/session-life.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 const owners: Owned[] = [];
@@ -24,33 +25,9 @@ afterAll(async () => {
 	}
 });
 
-const clients: Partial<Record<"codex" | "claude", Installed>> = {};
-beforeAll(async () => {
-	if (!sandboxed) return;
-	clients.codex = await install("codex");
-	clients.claude = await install("claude");
-}, 20 * 60_000);
-
-const binOf = (name: "codex" | "claude"): string => {
-	const c = clients[name];
-	if (c?.kind !== "ok") throw new Error(`${name} is not installed: ${JSON.stringify(c)}`);
-	return c.bin;
-};
+const binOf = pinnedClients(["codex", "claude"], sandboxed);
 
 const mcp = (name: string, args: Record<string, unknown> = {}): Step => ({ mcp: name, args });
-
-/** Codex's model provider: the scripted server, no retries of its own (a failure ends the run). */
-const codexProvider = (url: string) =>
-	[
-		'model="gpt-5.5"',
-		'model_provider="fake"',
-		'model_providers.fake.name="fake"',
-		`model_providers.fake.base_url="${url}/v1"`,
-		'model_providers.fake.env_key="OPENAI_API_KEY"',
-		'model_providers.fake.wire_api="responses"',
-		"model_providers.fake.request_max_retries=0",
-		"model_providers.fake.stream_max_retries=0",
-	].flatMap((c) => ["-c", c]);
 
 /**
  * A project whose `adapter` runs its default headless form and headless_resume from the pinned
@@ -86,12 +63,6 @@ async function project(
 	});
 	return owned.root;
 }
-
-const start = async (root: string, ...args: string[]) => {
-	const r = await runCli(["sessions", "start", "--root", root, ...args]);
-	expect(r.code, r.stderr).toBe(0);
-	return r.stdout.trim();
-};
 
 const transcript = (root: string, id: string) =>
 	readFileSync(join(root, ".roundtable/transcripts", `${id}.log`), "utf8");
@@ -152,7 +123,15 @@ describe.skipIf(!sandboxed)("real CLIs in headless sessions", () => {
 					retry_backoff_ms: 200,
 				},
 			);
-			const id = await start(root, "--agent", "implementer-1", "--task", "T-1", "--prompt", "Do task T-1.");
+			const id = await startSession(
+				root,
+				"--agent",
+				"implementer-1",
+				"--task",
+				"T-1",
+				"--prompt",
+				"Do task T-1.",
+			);
 			const events = await closed(root, id, 120_000);
 			expect(brief(events), transcript(root, id).slice(-3000)).toEqual([
 				"started 1",
@@ -191,7 +170,15 @@ describe.skipIf(!sandboxed)("real CLIs in headless sessions", () => {
 				ANTHROPIC_API_KEY: "scripted",
 			});
 			await proposalInReview(root);
-			const id = await start(root, "--agent", "reviewer-1", "--proposal", "P-1", "--adapter", "claude");
+			const id = await startSession(
+				root,
+				"--agent",
+				"reviewer-1",
+				"--proposal",
+				"P-1",
+				"--adapter",
+				"claude",
+			);
 			const events = await closed(root, id, 120_000);
 			expect(brief(events), transcript(root, id).slice(-3000)).toEqual(["started 1", "exited 1 0", "closed"]);
 			expect(model.results()[1]).toContain("+export const a = 2;");
@@ -223,7 +210,15 @@ describe.skipIf(!sandboxed)("real CLIs in headless sessions", () => {
 					retry_backoff_ms: 200,
 				},
 			);
-			const id = await start(root, "--agent", "implementer-1", "--task", "T-1", "--prompt", "Do task T-1.");
+			const id = await startSession(
+				root,
+				"--agent",
+				"implementer-1",
+				"--task",
+				"T-1",
+				"--prompt",
+				"Do task T-1.",
+			);
 			const events = await closed(root, id, 120_000);
 			expect(brief(events)).toEqual([
 				"started 1",
@@ -258,7 +253,7 @@ describe.skipIf(!sandboxed)("real CLIs in headless sessions", () => {
 				{ retry_backoff_ms: 200, max_wall_seconds: 6 },
 			);
 			await proposalInReview(root);
-			const id = await start(
+			const id = await startSession(
 				root,
 				"--agent",
 				"reviewer-1",

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, tempDir } from "../_helpers/helpers.ts";
 import { type Owned, ownedProject } from "../_helpers/launch-helpers.ts";
-import { brief, closed } from "../_helpers/session-life.ts";
+import { brief, closed, startSession } from "../_helpers/session-life.ts";
 
 let owned: Owned | undefined;
 afterAll(async () => {
@@ -37,18 +37,7 @@ test("a session's capability and the operator's token reach no transcript, log o
 		doc.setIn(["adapters", "leaky"], { command: `/bin/sh ${file}`, headless: `/bin/sh ${file}` });
 	});
 	const root = owned.root;
-	const r = await runCli([
-		"sessions",
-		"start",
-		"--root",
-		root,
-		"--agent",
-		"reviewer-1",
-		"--adapter",
-		"leaky",
-	]);
-	expect(r.code, r.stderr).toBe(0);
-	const id = r.stdout.trim();
+	const id = await startSession(root, "--agent", "reviewer-1", "--adapter", "leaky");
 	expect(brief(await closed(root, id))).toEqual([
 		"started 1",
 		"exited 1 1",

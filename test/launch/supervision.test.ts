@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir, until } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall, ownedProject, PROBE } from "../_helpers/launch-helpers.ts";
-import { brief, closed, type Event, lifeOf } from "../_helpers/session-life.ts";
+import { brief, closed, type Event, lifeOf, startSession } from "../_helpers/session-life.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 
@@ -29,11 +29,7 @@ function cli(name: string, body: string): Record<string, unknown> {
 	};
 }
 
-const start = async (...args: string[]) => {
-	const r = await runCli(["sessions", "start", "--root", root, ...args]);
-	expect(r.code, r.stderr).toBe(0);
-	return r.stdout.trim();
-};
+const start = (...args: string[]) => startSession(root, ...args);
 
 describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 	beforeAll(async () => {

@@ -185,43 +185,29 @@ export function createDashboard(caller: Caller, options: DashboardOptions): Dash
 		}
 	}
 
+	/** A page of a test run's log (from `offset`, default 0), as text. */
 	async function testLog(read: OperatorCall, id: string, params: URLSearchParams): Promise<Response> {
-		const offset = params.get("offset") ?? "0";
-		if (!/^\d{1,15}$/.test(offset))
-			return apiError(400, "invalid_argument", "offset must be a non-negative integer", { field: "offset" });
+		const offset = offsetOf(params);
+		if (offset === false) return badOffset();
 		const out = await read("test.get_result", {
 			test_run_id: id,
-			offset: Number(offset),
+			offset: offset ?? 0,
 			max_bytes: 1024 * 1024,
 		});
-		return new Response(out.log, {
-			headers: {
-				"content-type": "text/plain; charset=utf-8",
-				"x-log-offset": String(out.offset),
-				"x-log-next-offset": out.next_offset === null ? "" : String(out.next_offset),
-				"x-log-bytes": String(out.log_bytes),
-			},
-		});
+		return logPage(out.log, out.offset, out.next_offset, out.log_bytes);
 	}
 
 	/** A page of a session's transcript (default: its last MiB), as text. */
 	async function transcript(read: OperatorCall, id: string, params: URLSearchParams): Promise<Response> {
-		const offset = params.get("offset");
-		if (offset !== null && !/^\d{1,15}$/.test(offset))
-			return apiError(400, "invalid_argument", "offset must be a non-negative integer", { field: "offset" });
+		const offset = offsetOf(params);
+		if (offset === false) return badOffset();
 		const out = await read("session.transcript", {
 			session_id: id,
-			...(offset !== null && { offset: Number(offset) }),
+			...(offset !== undefined && { offset }),
 			max_bytes: 1024 * 1024,
 		});
-		return new Response(out.transcript, {
-			headers: {
-				"content-type": "text/plain; charset=utf-8",
-				"x-log-offset": String(out.offset),
-				"x-log-next-offset": out.next_offset === null ? "" : String(out.next_offset),
-				"x-log-bytes": String(out.transcript_bytes),
-				"x-session-live": String(out.live),
-			},
+		return logPage(out.transcript, out.offset, out.next_offset, out.transcript_bytes, {
+			"x-session-live": String(out.live),
 		});
 	}
 
@@ -316,3 +302,32 @@ const methodNotAllowed = (allow: string) =>
 		status: 405,
 		headers: { allow, "content-type": "text/plain; charset=utf-8" },
 	});
+
+/** `?offset=N`: the number, undefined when absent, false when it is not a non-negative integer. */
+function offsetOf(params: URLSearchParams): number | undefined | false {
+	const offset = params.get("offset");
+	if (offset === null) return undefined;
+	return /^\d{1,15}$/.test(offset) ? Number(offset) : false;
+}
+
+const badOffset = () =>
+	apiError(400, "invalid_argument", "offset must be a non-negative integer", { field: "offset" });
+
+/** A page of a log as text, with where it starts, where the next begins (empty at the end) and the whole size. */
+function logPage(
+	text: string,
+	offset: number,
+	next: number | null,
+	bytes: number,
+	extra: Record<string, string> = {},
+): Response {
+	return new Response(text, {
+		headers: {
+			"content-type": "text/plain; charset=utf-8",
+			"x-log-offset": String(offset),
+			"x-log-next-offset": next === null ? "" : String(next),
+			"x-log-bytes": String(bytes),
+			...extra,
+		},
+	});
+}

@@ -193,10 +193,8 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 					...operatorTokens(root),
 				]);
 		if (a.number > 1)
-			transcript?.write(
-				new TextEncoder().encode(
-					`[roundtable] attempt ${a.number}${resuming ? `, resuming ${a.resume}` : ", started afresh"}\n`,
-				),
+			transcript?.note(
+				`[roundtable] attempt ${a.number}${resuming ? `, resuming ${a.resume}` : ", started afresh"}`,
 			);
 		const agentProcess = Bun.spawn(wrapped.argv, {
 			cwd: s.sandboxed ? s.workspace : root,
@@ -215,13 +213,13 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 					keepOutput(
 						agentProcess.stdout as ReadableStream<Uint8Array>,
 						o.supervised ? undefined : process.stdout,
-						transcript,
+						transcript.channel(),
 						captured,
 					),
 					keepOutput(
 						agentProcess.stderr as ReadableStream<Uint8Array>,
 						o.supervised ? undefined : process.stderr,
-						transcript,
+						transcript.channel(),
 					),
 				]
 			: [];

@@ -8,13 +8,39 @@ import { privateDir } from "../sessions/paths.ts";
 
 const REDACTED = "[redacted]";
 
+/**
+ * One stream of what the agent writes (stdout, stderr), redacted on its own: a secret split across
+ * its writes is caught however the other stream's writes fall between them.
+ */
+export class Channel {
+	/** The end of the text seen so far, held back while a secret could still be completing there. */
+	private carry = "";
+	private readonly decoder = new TextDecoder();
+
+	constructor(private readonly t: Transcript) {}
+
+	/** Takes what the agent wrote; writes all of it that can no longer be the start of a secret. */
+	write(chunk: Uint8Array): void {
+		const text = this.t.redact(this.carry + this.decoder.decode(chunk, { stream: true }));
+		// Held back: only an end that could be the start of a secret (so a follower sees the rest now).
+		const held = this.t.heldBack(text);
+		this.carry = text.slice(text.length - held);
+		this.t.append(text.slice(0, text.length - held));
+	}
+
+	/** Writes what was held back. */
+	flush(): void {
+		const rest = this.t.redact(this.carry + this.decoder.decode());
+		this.carry = "";
+		this.t.append(rest);
+	}
+}
+
 export class Transcript {
 	private fd: number;
 	private size = 0;
-	/** The end of the text seen so far, held back while a secret could still be completing there. */
-	private carry = "";
 	private readonly hold: number;
-	private readonly decoder = new TextDecoder();
+	private readonly channels: Channel[] = [];
 
 	constructor(
 		private readonly path: string,
@@ -27,30 +53,40 @@ export class Transcript {
 		this.hold = Math.max(0, ...secrets.map((s) => s.length - 1));
 	}
 
-	/** Takes what the agent wrote; writes all of it that can no longer be the start of a secret. */
-	write(chunk: Uint8Array): void {
-		let text = this.carry + this.decoder.decode(chunk, { stream: true });
-		for (const secret of this.secrets) if (secret !== "") text = text.replaceAll(secret, REDACTED);
-		// Held back: only an end that could be the start of a secret (so a follower sees the rest now).
-		let held = 0;
-		for (let k = Math.min(this.hold, text.length); k > 0 && held === 0; k--) {
-			const end = text.slice(text.length - k);
-			if (this.secrets.some((secret) => secret.startsWith(end))) held = k;
-		}
-		this.carry = text.slice(text.length - held);
-		this.append(text.slice(0, text.length - held));
+	/** A stream of the agent's output into this transcript. */
+	channel(): Channel {
+		const c = new Channel(this);
+		this.channels.push(c);
+		return c;
 	}
 
-	/** Writes what was held back, and closes the file. */
+	/** A line of Roundtable's own (a retry's mark), redacted like the rest. */
+	note(line: string): void {
+		this.append(this.redact(`${line}\n`));
+	}
+
+	/** Writes what every stream held back, and closes the file. */
 	close(): void {
-		let rest = this.carry + this.decoder.decode();
-		for (const secret of this.secrets) if (secret !== "") rest = rest.replaceAll(secret, REDACTED);
-		this.carry = "";
-		this.append(rest);
+		for (const c of this.channels) c.flush();
 		closeSync(this.fd);
 	}
 
-	private append(text: string): void {
+	redact(text: string): string {
+		let out = text;
+		for (const secret of this.secrets) if (secret !== "") out = out.replaceAll(secret, REDACTED);
+		return out;
+	}
+
+	/** How much of the end of `text` could be the start of a secret. */
+	heldBack(text: string): number {
+		for (let k = Math.min(this.hold, text.length); k > 0; k--) {
+			const end = text.slice(text.length - k);
+			if (this.secrets.some((secret) => secret.startsWith(end))) return k;
+		}
+		return 0;
+	}
+
+	append(text: string): void {
 		if (text === "") return;
 		const bytes = Buffer.from(text);
 		writeSync(this.fd, bytes);
@@ -82,7 +118,7 @@ export class Transcript {
 export async function keepOutput(
 	from: ReadableStream<Uint8Array>,
 	out: NodeJS.WriteStream | undefined,
-	transcript: Transcript,
+	into: Channel,
 	watch?: (chunk: Uint8Array) => void,
 ): Promise<void> {
 	let gone = out === undefined;
@@ -92,7 +128,7 @@ export async function keepOutput(
 	out?.on("error", onError);
 	try {
 		for await (const chunk of from) {
-			transcript.write(chunk);
+			into.write(chunk);
 			watch?.(chunk);
 			if (gone || out?.write(chunk)) continue;
 			// The reader is slow: wait for it, unless it goes away meanwhile.

@@ -253,6 +253,8 @@ function routeOnce(name: ToolName): Handler {
 
 		case "run.open":
 			return inTx(name, runs.open);
+		case "run.stop":
+			return mutation(name, runs.stop);
 		case "chair.expire":
 			return inTx(name, chair.expire);
 		case "chair.assign_tasks":
@@ -261,6 +263,8 @@ function routeOnce(name: ToolName): Handler {
 			return inTx(name, chair.scheduleTurn);
 		case "chair.request_reviews":
 			return readsRepo(prepared(name, chair.prepareReviews, chair.requestReviews));
+		case "chair.launch_sessions":
+			return readsRepo(prepared(name, chair.prepareLaunches, chair.launchSessions));
 		case "run.converge":
 			return inTx(name, runs.converge);
 		case "chair.report_error":

@@ -31,7 +31,9 @@ export async function create(tx: Tx, a: Args<"task.create">, env: Env) {
 			run_id: a.run_id ?? null,
 			title: a.title,
 			body_md: a.body_md,
-			status: "open",
+			// The Architect proposes work: the operator opens or cancels what it proposes.
+			status:
+				env.ctx.principal.kind === "agent" && env.ctx.principal.role === "Architect" ? "proposed" : "open",
 			priority: a.priority ?? 100,
 			risk: a.risk ?? "normal",
 			assigned_agent_id: a.assigned_agent_id ?? null,

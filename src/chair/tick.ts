@@ -2,7 +2,8 @@
 // that makes a step fail (a proposal whose review cannot be requested, say) becomes a `chair.error`
 // event and a log line while the tick goes on: no poison pill can stop the loop. Steps, in order:
 // sweep expired claims and turn leases, assign open tasks round-robin, schedule the run's next turn,
-// request reviews of pending proposals, then check convergence and count the tick.
+// request reviews of pending proposals, start the sessions the autopilot decides on (src/runs/
+// autopilot.ts), then check convergence and count the tick.
 import { chairContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import type { Convergence } from "../domain/convergence.ts";
@@ -18,6 +19,9 @@ export interface TickReport {
 	assigned: { task_id: string; agent_id: string }[];
 	scheduled: number | null;
 	reviews_requested: string[];
+	/** Sessions the autopilot started this tick, and why it launches nothing for now (null: it does not pause). */
+	launched: string[];
+	autopilot_paused: string | null;
 	errors: { step: string; subject: string; message: string }[];
 	convergence: Convergence;
 	/** The run after this tick: still active, or ended by convergence. */
@@ -44,7 +48,15 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 	}));
 	if (!current) throw new Error(`run ${runId} not found`);
 	const errors: TickReport["errors"] = [];
-	const idle = { expired_claims: 0, expired_turns: 0, assigned: [], scheduled: null, reviews_requested: [] };
+	const idle = {
+		expired_claims: 0,
+		expired_turns: 0,
+		assigned: [],
+		scheduled: null,
+		reviews_requested: [],
+		launched: [],
+		autopilot_paused: null,
+	};
 	if (current.status !== "active")
 		return { run_id: runId, ...idle, errors, convergence: "run_not_active", run: current };
 	const reported = options.reported ?? new Set<string>();
@@ -91,6 +103,33 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 	for (const f of reviews.failed)
 		await fail("request_review", f.proposal_id, new ToolError(f.code, f.message));
 
+	// The autopilot: the sessions the run needs, decided (and recorded) in one call, then started
+	// here in the owner, which alone runs headless sessions. A run it does not drive costs nothing.
+	const none = { launch: [], paused: null };
+	const driven = current.autopilot !== "off" || rt.config.chair.autopilot;
+	const { launch, paused } = driven
+		? await step("launch_sessions", none, () => call(rt, "chair.launch_sessions", { run_id }, ctx))
+		: none;
+	const launched: string[] = [];
+	for (const l of launch) {
+		const subject = `${l.agent_id} for ${l.proposal_id ?? l.task_id ?? l.run_id}`;
+		try {
+			if (!rt.sessions) throw new ToolError("failed_precondition", "only the owner starts sessions");
+			launched.push(
+				await rt.sessions.start({
+					agent: l.agent_id,
+					binding: {
+						run_id: l.run_id,
+						...(l.task_id !== undefined && { task_id: l.task_id }),
+						...(l.proposal_id !== undefined && { proposal_id: l.proposal_id }),
+					},
+				}),
+			);
+		} catch (err) {
+			await fail("launch_session", subject, err);
+		}
+	}
+
 	const { convergence, run } = await call(rt, "run.converge", { run_id }, ctx);
 	return {
 		run_id: runId,
@@ -98,6 +137,8 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		assigned,
 		scheduled,
 		reviews_requested: reviews.requested,
+		launched,
+		autopilot_paused: paused,
 		errors,
 		convergence,
 		run,

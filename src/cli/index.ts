@@ -70,7 +70,7 @@ const COMMANDS: Command[] = [
 	{
 		name: "run",
 		usage:
-			"roundtable run [--run ID] [--goal TEXT] [--resume] [--headless] [--interval 1s] [--max-iterations N]",
+			"roundtable run [--run ID] [--goal TEXT] [--resume] [--autopilot] [--headless] [--interval 1s] [--max-iterations N]",
 		summary:
 			"Create a run (or continue an active one; --resume makes an ended one active again) and drive it. With a live `roundtable start` owner, its Chair ticks the run; otherwise this process is the owner (HTTP, socket, Chair) while it runs. --headless ticks N times (default 1), prints where the run stands and exits 0; interactive shows a live terminal view until q or Ctrl-C.",
 		flags: {
@@ -81,6 +81,10 @@ const COMMANDS: Command[] = [
 			},
 			goal: { kind: "string", value: "TEXT", help: "what the run is for" },
 			resume: { kind: "boolean", help: "make an ended run active again" },
+			autopilot: {
+				kind: "boolean",
+				help: "the Chair starts the run's sessions (implementers, reviewers, the Architect); Ctrl-C stops them; headless, runs until the run ends",
+			},
 			headless: { kind: "boolean", help: "no terminal view: tick, print the outcome, exit" },
 			interval: { kind: "duration", value: "DURATION", help: "how often the Chair ticks (default 1s)" },
 			"max-iterations": {
@@ -169,6 +173,7 @@ const COMMANDS: Command[] = [
 	},
 	...claimsCommands(),
 	...approvalsCommands(),
+	...taskCommands(),
 	...peerCommands(),
 	...sessionsCommands(),
 	...testsCommands(),
@@ -218,6 +223,50 @@ function agentsCommands(): Command[] {
 			flags: { agent, json },
 			positional: "agent",
 			load: load("disable"),
+		},
+	];
+}
+
+function taskCommands(): Command[] {
+	const load = loader(() => import("./tasks.ts"));
+	const list = {
+		summary: "List tasks, one `<id> <status> <assignee> <run> <title>` line each, in priority order.",
+		flags: {
+			status: {
+				kind: "string",
+				value: "S",
+				help: "only this status (proposed: what the Architect proposed)",
+			},
+			run: { kind: "string", value: "ID", help: "only this run's" },
+			json,
+		},
+		load: load("list"),
+	} satisfies Omit<Command, "name" | "usage">;
+	const decision = {
+		flags: {
+			task: { kind: "string", value: "ID", help: "the task" },
+			reason: { kind: "string", value: "TEXT", help: "why" },
+			json,
+		},
+		positional: "task",
+	} satisfies Pick<Command, "flags" | "positional">;
+	return [
+		{ name: "tasks", usage: "roundtable tasks [--status S] [--run ID] [--json]", ...list },
+		{ name: "tasks list", usage: "roundtable tasks list [--status S] [--run ID] [--json]", ...list },
+		{
+			name: "tasks open",
+			usage: "roundtable tasks open ID [--reason TEXT]",
+			summary:
+				"Open a task (one the Architect proposed): the Chair assigns it and, with the autopilot, starts its implementer.",
+			...decision,
+			load: load("open"),
+		},
+		{
+			name: "tasks cancel",
+			usage: "roundtable tasks cancel ID [--reason TEXT]",
+			summary: "Cancel a task (one the Architect proposed, say): nothing starts on it.",
+			...decision,
+			load: load("cancel"),
 		},
 	];
 }

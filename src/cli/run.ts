@@ -13,6 +13,7 @@ import { LAYOUT } from "../layout.ts";
 import { runOwner, stopSignal } from "../owner/index.ts";
 import { findOwner, type OwnerInfo } from "../owner/presence.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
+import { callSocket } from "../transports/socket-client.ts";
 import type { RunRecord } from "../vocabulary/records.ts";
 import { UsageError } from "./args.ts";
 import type { CommandRun } from "./command.ts";
@@ -41,13 +42,18 @@ async function followOwner(
 	owner: OwnerInfo,
 	run: RunRecord,
 	iterations: number,
+	onInterrupt: () => Promise<void>,
 ): Promise<RunRecord> {
 	const interval = owner.chair_interval_ms as number;
-	const budgetMs = Math.max(30_000, iterations * interval * 3);
+	// Told to go until the run ends (the autopilot), it has no deadline of its own.
+	const budgetMs = Number.isFinite(iterations)
+		? Math.max(30_000, iterations * interval * 3)
+		: Number.POSITIVE_INFINITY;
 	const deadline = Date.now() + budgetMs;
 	const target = run.ticks + iterations;
 	let interrupted = false;
-	void stopSignal().then(() => {
+	void stopSignal().then(async () => {
+		await onInterrupt();
 		interrupted = true;
 	});
 	for (;;) {
@@ -65,7 +71,10 @@ async function followOwner(
 export const run: CommandRun = {
 	async run(flags) {
 		const headless = flags.headless === true;
-		const iterations = (flags["max-iterations"] as number | undefined) ?? 1;
+		const autopilot = flags.autopilot === true;
+		// With the autopilot, a headless run goes until the run ends (or Ctrl-C), unless told otherwise.
+		const iterations =
+			(flags["max-iterations"] as number | undefined) ?? (autopilot ? Number.POSITIVE_INFINITY : 1);
 		if (iterations < 1) throw new UsageError("--max-iterations must be at least 1");
 		const intervalMs = (flags.interval as number | undefined) ?? 1000;
 		const report = await initIfNeeded(flags.root);
@@ -87,9 +96,24 @@ export const run: CommandRun = {
 					...(flags.run !== undefined && { run_id: flags.run }),
 					...(flags.goal !== undefined && { goal: flags.goal }),
 					...(flags.resume === true && { resume: true }),
+					...(autopilot && { autopilot: true }),
 				},
 				operatorContext("cli"),
 			);
+			// Ctrl-C on an autopilot run stops its launching and its sessions (run.stop): through the
+			// live owner, or in this process's own owner before it drains.
+			const stopRun = async () => {
+				if (!autopilot) return;
+				const path = findOwner(rt.root)?.socket_path;
+				const reply = path
+					? await callSocket(path, "run.stop", { run_id: run.id }).catch(() => undefined)
+					: undefined;
+				if (!reply?.ok)
+					await call(rt, "run.stop", { run_id: run.id }, operatorContext("cli")).catch(() => {});
+				err(
+					`roundtable: run ${run.id}: the autopilot stopped; its sessions are stopping (roundtable run --resume --autopilot goes on)`,
+				);
+			};
 			writeMcpAssets(rt.root, rt.config);
 			const owner = findOwner(rt.root);
 			if (owner && owner.chair_interval_ms === null) {
@@ -112,7 +136,7 @@ export const run: CommandRun = {
 					});
 					return 0;
 				}
-				const after = await followOwner(rt, owner, run, iterations);
+				const after = await followOwner(rt, owner, run, iterations, stopRun);
 				out(summary(after));
 				await printOpenQuestions(rt);
 				return after.status === "failed" ? 1 : 0;
@@ -140,7 +164,13 @@ export const run: CommandRun = {
 						appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
 					};
 			const until = headless
-				? Promise.race([finished, stopSignal()])
+				? Promise.race([
+						finished,
+						stopSignal().then(async (signal) => {
+							await stopRun();
+							return signal;
+						}),
+					])
 				: (view as NonNullable<typeof view>).runView({
 						rt,
 						runId: run.id,

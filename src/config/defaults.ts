@@ -63,6 +63,13 @@ export interface Config {
 		reviewers: PoolConfig;
 	};
 	adapters: Record<string, AdapterConfig>;
+	/**
+	 * The Chair's autopilot: it starts headless sessions as each run needs them (every run when
+	 * `autopilot`; otherwise runs opened with --autopilot), at most `max_sessions` live at once.
+	 */
+	chair: { autopilot: boolean; max_sessions: number };
+	/** An autopilot run stops launching after this many sessions in all, or this long after it began. */
+	run: { max_sessions_total: number; max_wall_seconds: number };
 	turns: { lease_seconds: number };
 	claims: { default_ttl_seconds: number };
 	/** How long a minted capability authenticates (never renewed). */
@@ -192,6 +199,8 @@ export function defaultConfig(): Config {
 			opencode: adapter("opencode", ""),
 			generic: adapter("sh", ""),
 		},
+		chair: { autopilot: false, max_sessions: 4 },
+		run: { max_sessions_total: 40, max_wall_seconds: 7200 },
 		turns: { lease_seconds: 600 },
 		claims: { default_ttl_seconds: 900 },
 		sessions: {

@@ -52,6 +52,16 @@ export const configFileSchema = type({
 		"reviewers?": pool,
 	},
 	"adapters?": { "[string]": adapter },
+	"chair?": {
+		"+": "reject",
+		"autopilot?": "boolean",
+		"max_sessions?": type("1 <= number.integer <= 64").describe("an integer from 1 to 64"),
+	},
+	"run?": {
+		"+": "reject",
+		"max_sessions_total?": type("1 <= number.integer <= 10000").describe("an integer from 1 to 10000"),
+		"max_wall_seconds?": positiveInt,
+	},
 	"turns?": { "+": "reject", "lease_seconds?": positiveInt },
 	"claims?": { "+": "reject", "default_ttl_seconds?": positiveInt },
 	"sessions?": {

@@ -22,6 +22,8 @@ export interface RunCounts {
 	/** Proposals still pending or in review. */
 	activeProposals: number;
 	outstandingTurns: number;
+	/** Sessions of the run still at work: while one stands, the run has not converged. */
+	liveSessions?: number;
 }
 
 export function convergenceOf(c: RunCounts): Convergence {
@@ -32,6 +34,7 @@ export function convergenceOf(c: RunCounts): Convergence {
 	const blocked = c.tasks.blocked ?? 0;
 	if (c.outstandingTurns > 0) return "pending_agent_turn";
 	if (total === 0 && c.proposals === 0) return "awaiting_initial_work";
+	if ((c.liveSessions ?? 0) > 0 && activeTasks === 0 && c.activeProposals === 0) return "work_remains";
 	if (activeTasks === 0 && c.activeProposals === 0 && blocked === 0)
 		return "all_tasks_and_proposals_terminal";
 	if (activeTasks === 0 && c.activeProposals === 0) return "all_remaining_tasks_blocked";

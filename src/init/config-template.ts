@@ -95,6 +95,20 @@ adapters:
     env: []
     egress: []
 
+# The Chair's autopilot: it starts headless sessions as a run needs them (an implementer for each
+# open task, reviewers up to the policy's quorum for each proposal in review, the Architect for a
+# goal with no tasks yet), each a recorded decision. Every run with autopilot: true; otherwise the
+# runs started with \`roundtable run --autopilot\`. At most max_sessions live at once.
+chair:
+  autopilot: false
+  max_sessions: 4
+
+# An autopilot run stops launching (and says why) after max_sessions_total sessions in all, or
+# max_wall_seconds after it began.
+run:
+  max_sessions_total: 40
+  max_wall_seconds: 7200
+
 # A scheduled turn not started, or started and not completed, within the lease expires.
 turns:
   lease_seconds: 600

@@ -127,6 +127,7 @@ async function attempts(s: Opened, signal: AbortSignal, first: Attempted, log: (
 				: undefined;
 		if (why !== undefined) {
 			await supervision(rt, session.id, { event: "gave_up", why });
+			await taskFailed(rt, session, why, log);
 			return `gave up: ${why}`;
 		}
 		const delay = rt.config.sessions.retry_backoff_ms * 2 ** (a.number - 1);
@@ -177,6 +178,7 @@ async function resume(
 				: undefined;
 	if (why !== undefined) {
 		await supervision(rt, session.id, { event: "gave_up", why });
+		await taskFailed(rt, session, why, log);
 		await closeLeftover(rt, session, `gave up: ${why}`, log);
 		return;
 	}
@@ -214,6 +216,24 @@ async function killLeftover(dir: string, log: (line: string) => void): Promise<v
 		return;
 	}
 	for (let i = 0; i < 500 && startTime(n) === start; i++) await Bun.sleep(20);
+}
+
+/** An implementer's session on its own task that gave up: the task is failed, with why; the run goes on. */
+async function taskFailed(rt: Runtime, session: SessionRow, why: string, log: (line: string) => void) {
+	if (session.task_id === null) return;
+	const task = await rt.store.withTransaction("read", (tx) => tx.tasks.get(session.task_id as string));
+	if (!task || task.assigned_agent_id !== session.agent_id || !["open", "in_progress"].includes(task.status))
+		return;
+	await call(
+		rt,
+		"task.update_status",
+		{
+			task_id: task.id,
+			status: "failed",
+			reason_md: `${session.agent_id}'s session ${session.id} gave up: ${why}`,
+		},
+		systemContext(),
+	).catch((err: Error) => log(`roundtable: could not mark task ${task.id} failed: ${err.message}`));
 }
 
 function supervision(

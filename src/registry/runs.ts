@@ -19,12 +19,14 @@ export const runTools = [
 		title: "Open a run",
 		description: "Create a run, continue an active one, or resume an ended one.",
 		details:
-			"Create a run (active; `run_id` default a new RUN- id), continue an active one (its goal updated when one is given), or with `resume` make an ended one active again (without `run_id`: the latest run). An ended run without `resume` is `failed_precondition`, so a typo never revives one. A `run.created`, `run.updated` or `run.resumed` event.",
-		args: () => type({ "run_id?": callerId, "goal?": "string", "resume?": "boolean" }),
+			"Create a run (active; `run_id` default a new RUN- id), continue an active one (its goal updated when one is given), or with `resume` make an ended one active again (without `run_id`: the latest run). An ended run without `resume` is `failed_precondition`, so a typo never revives one. A `run.created`, `run.updated` or `run.resumed` event. `autopilot` turns the Chair's launching of the run's sessions on or off (a `run.autopilot` event when it changes; on again after a pause).",
+		args: () =>
+			type({ "run_id?": callerId, "goal?": "string", "resume?": "boolean", "autopilot?": "boolean" }),
 		argDocs: {
 			run_id: "The run (default a new id; with resume, the latest).",
 			goal: "What the run is for.",
 			resume: "Make an ended run active again.",
+			autopilot: "The Chair starts its sessions (true) or not (false); default as it was.",
 			idempotency_key: "Opens once on retry.",
 		},
 		output: () => type({ run: runRecord(), action: "'created' | 'continued' | 'resumed'" }),
@@ -88,6 +90,44 @@ export const runTools = [
 					code: type.enumerated(...ERROR_CODES),
 					message: "string",
 				}).array(),
+			}),
+		mutates: true,
+	}),
+	tool({
+		name: "run.stop",
+		family: "runs",
+		visibility: "operator",
+		title: "Stop a run's autopilot",
+		description: "Stop launching sessions for a run and stop the ones it has running.",
+		details:
+			"The autopilot launches nothing more for the run (its `autopilot` off), and each of the run's headless sessions this owner runs is stopped: its agent gets SIGTERM, SIGKILL 10 s later, and the session closes as at any end. The run stays active; `run.open` with `autopilot` turns launching on again, and a binding that still has a session never gets a second. A `run.stopped` event naming the sessions stopped. What `Ctrl-C` on `roundtable run --autopilot` does.",
+		args: () => runArg,
+		argDocs: { run_id: "The run.", idempotency_key: "Stops once on retry." },
+		output: () => type({ run: runRecord(), stopping: "string[]" }),
+		mutates: true,
+		idempotent: true,
+		destructive: true,
+	}),
+	tool({
+		name: "chair.launch_sessions",
+		family: "runs",
+		visibility: "internal",
+		title: "Decide the sessions a run needs",
+		description: "The autopilot's step: which headless sessions to start now, each recorded with why.",
+		details:
+			"For a run the autopilot drives (`run.open` with `autopilot`, or `chair.autopilot` for every run): reviewers for each proposal in review (distinct enabled agents other than its author and those who voted, enough for the policy's quorum and each required role not yet approved), an implementer for each open task assigned to an enabled agent with no live session on it and no proposal pending, in review or applied, and the Architect, once, for a goal with no tasks. At most `chair.max_sessions` live at once, oldest need first; each decision an `autopilot.launch` event. Past `run.max_sessions_total` or `run.max_wall_seconds` it launches nothing and pauses (`autopilot.paused`, the run's `autopilot_note`); a quorum no pool of agents can meet is said once (`autopilot.quorum_unreachable`). Starts nothing itself: the owner starts what it returns.",
+		args: () => runArg,
+		argDocs: { run_id: "The run ticked.", idempotency_key: "Decides once on retry." },
+		output: () =>
+			type({
+				launch: type({
+					agent_id: "string",
+					"task_id?": "string",
+					"proposal_id?": "string",
+					run_id: "string",
+					why: "string",
+				}).array(),
+				paused: "string | null",
 			}),
 		mutates: true,
 	}),

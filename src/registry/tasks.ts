@@ -12,13 +12,16 @@ export const taskTools = [
 	tool({
 		name: "task.create",
 		family: "tasks",
-		access: { Chair: { bound: "run", needs: ["run_id"], only: { readable_paths: [] } } },
+		access: {
+			Chair: { bound: "run", needs: ["run_id"], only: { readable_paths: [] } },
+			Architect: { bound: "run", needs: ["run_id"] },
+		},
 		ownId: "task_id",
 		title: "Create a task",
 		description:
 			"Create an open task to hand out work. Next: the assignee reads it with task.get and claims with resource.claim.",
 		details:
-			"Create a task (status `open`). Optionally assign it, attach it to a run, and list the repository paths its assignee may read.",
+			"Create a task (status `open`). Optionally assign it, attach it to a run, and list the repository paths its assignee may read. The Architect, bound to a run, creates tasks of that run `proposed`: the operator opens or cancels them (task.update_status), and nothing starts on one until it is open.",
 		args: () =>
 			type({
 				title: nonBlank,

@@ -4,3 +4,4 @@
 export { converge } from "./converge.ts";
 export { tickFailed } from "./failures.ts";
 export { open } from "./open.ts";
+export { stop } from "./stop.ts";

@@ -55,5 +55,18 @@ export async function open(tx: Tx, a: Args<"run.open">, env: Env) {
 			now,
 		);
 	}
+	const mode = a.autopilot === undefined ? undefined : a.autopilot ? "on" : "off";
+	if (mode !== undefined && run.autopilot !== mode) {
+		run = await tx.runs.setAutopilot(run.id, mode, null, now);
+		await tx.events.append(
+			{
+				type: "run.autopilot",
+				actor_id: actorId(env.ctx),
+				run_id: run.id,
+				payload: { run_id: run.id, autopilot: mode },
+			},
+			now,
+		);
+	}
 	return { run, action };
 }

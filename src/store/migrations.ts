@@ -766,4 +766,15 @@ ALTER TABLE sessions ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN prompt TEXT;
 `,
 	},
+	{
+		version: 20,
+		name: "a run's autopilot: whether the Chair starts its sessions, and why it paused",
+		sql: `
+-- autopilot: off (the operator starts sessions), on (the Chair starts them as the run needs), or
+-- paused (a bound was reached: autopilot_note says which). autopilot_note also says, once, when the
+-- Chair cannot do something on its own (a proposal whose quorum no pool of agents can meet).
+ALTER TABLE runs ADD COLUMN autopilot TEXT NOT NULL DEFAULT 'off' CHECK (autopilot IN ('off', 'on', 'paused'));
+ALTER TABLE runs ADD COLUMN autopilot_note TEXT;
+`,
+	},
 ];

@@ -1,9 +1,9 @@
 import type { RunRecord } from "../vocabulary/records.ts";
-import type { RunStatus } from "../vocabulary/statuses.ts";
+import type { AutopilotMode, RunStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
 const COLUMNS =
-	"id, goal, status, ticks, last_tick_at, convergence, revision, started_at, ended_at, created_at, updated_at";
+	"id, goal, status, ticks, last_tick_at, convergence, autopilot, autopilot_note, revision, started_at, ended_at, created_at, updated_at";
 
 export const runQueries = (c: Conn) => ({
 	async get(id: string): Promise<RunRecord | undefined> {
@@ -67,6 +67,18 @@ export const runQueries = (c: Conn) => ({
 			`UPDATE runs SET ticks = ticks + 1, last_tick_at = ?, convergence = ? WHERE id = ? RETURNING ${COLUMNS}`,
 			now,
 			convergence,
+			id,
+		) as RunRecord;
+	},
+
+	/** Its autopilot on, off or paused, with why (null: nothing to say). */
+	async setAutopilot(id: string, mode: AutopilotMode, note: string | null, now: string): Promise<RunRecord> {
+		return c.get<RunRecord>(
+			`UPDATE runs SET autopilot = ?, autopilot_note = ?, revision = revision + 1, updated_at = ?
+			 WHERE id = ? RETURNING ${COLUMNS}`,
+			mode,
+			note,
+			now,
 			id,
 		) as RunRecord;
 	},

@@ -291,4 +291,34 @@ export const sessionQueries = (c: Conn) => ({
 			c.get<{ prompt: string | null }>("SELECT prompt FROM sessions WHERE id = ?", id)?.prompt ?? undefined
 		);
 	},
+
+	/** Sessions that stand at `now` (not ended, their capability neither revoked nor expired), and whether the owner runs each. */
+	async live(now: string): Promise<(SessionRow & { supervised: boolean })[]> {
+		return c
+			.all<SessionRow & { supervised: number }>(
+				`SELECT ${COLUMNS}, supervised FROM sessions WHERE status != 'ended' AND revoked_at IS NULL
+				 AND (expires_at IS NULL OR expires_at > ?) ORDER BY started_at, id`,
+				now,
+			)
+			.map((r) => ({ ...r, supervised: r.supervised === 1 }));
+	},
+
+	/** How many sessions the owner has run for a run (the autopilot's, and session.start's). */
+	async supervisedOfRun(runId: string): Promise<number> {
+		return (
+			c.get<{ n: number }>("SELECT count(*) AS n FROM sessions WHERE supervised = 1 AND run_id = ?", runId)
+				?.n ?? 0
+		);
+	},
+
+	/** Whether `agent` ever had a session bound to the run itself (no task, no proposal). */
+	async hadRunSession(agentId: string, runId: string): Promise<boolean> {
+		return (
+			c.get<{ n: number }>(
+				"SELECT count(*) AS n FROM sessions WHERE agent_id = ? AND run_id = ? AND task_id IS NULL AND proposal_id IS NULL",
+				agentId,
+				runId,
+			)?.n !== 0
+		);
+	},
 });

@@ -3,6 +3,7 @@
 import { type } from "./arktype.ts";
 import {
 	APPROVAL_STATUSES,
+	AUTOPILOT_MODES,
 	CLAIM_STATUSES,
 	CLAIM_TYPES,
 	DECISION_STATUSES,
@@ -43,6 +44,9 @@ export const runRecord = lazy(() =>
 		ticks: "number.integer >= 0",
 		last_tick_at: timestamp.or("null"),
 		convergence: "string | null",
+		/** Whether the Chair starts the run's sessions, and what it last said of that (why it paused). */
+		autopilot: type.enumerated(...AUTOPILOT_MODES),
+		autopilot_note: "string | null",
 		revision,
 		started_at: timestamp,
 		ended_at: timestamp.or("null"),

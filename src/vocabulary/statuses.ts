@@ -37,6 +37,8 @@ export const TEST_RUN_STATUSES = [
 ] as const;
 export const TEST_OUTCOMES = ["passed", "failed", "inconclusive"] as const;
 export const RUN_STATUSES = ["active", "completed", "blocked", "failed"] as const;
+/** A run's autopilot: the Chair starts its sessions (on), not (off), or not for now (paused: a bound was reached). */
+export const AUTOPILOT_MODES = ["off", "on", "paused"] as const;
 /** A turn request's life: queued, scheduled by the Chair, started, then completed or expired. */
 export const TURN_STATUSES = ["requested", "scheduled", "started", "completed", "expired"] as const;
 export const SESSION_STATUSES = ["active", "idle", "ended"] as const;
@@ -59,6 +61,7 @@ export const RISKS = ["low", "normal", "high", "critical"] as const;
 
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
+export type AutopilotMode = (typeof AUTOPILOT_MODES)[number];
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export type ResumePolicy = (typeof RESUME_POLICIES)[number];

@@ -109,7 +109,7 @@ test("a session whose capability lapsed while no owner ran is given up at the re
 	writeFileSync(file, `echo $$ >> ${starts}\ntrap 'exit 0' TERM\nwhile :; do sleep 0.1; done\n`);
 	owned = await ownedProject(tempDir("rt-lapse-"), { "a.txt": "a\n" }, (doc) => {
 		doc.setIn(["sessions", "sandbox"], "off");
-		doc.setIn(["sessions", "capability_ttl_seconds"], 2);
+		doc.setIn(["sessions", "capability_ttl_seconds"], 5);
 		doc.setIn(["adapters", "slow"], { command: `/bin/sh ${file}`, headless: `/bin/sh ${file}` });
 	});
 	const root = owned.root;
@@ -118,7 +118,7 @@ test("a session whose capability lapsed while no owner ran is given up at the re
 	owned.owner.kill("SIGKILL");
 	await owned.owner.exited;
 	const [pid] = readFileSync(starts, "utf8").trim().split("\n").map(Number) as [number];
-	await Bun.sleep(2500);
+	await Bun.sleep(5500);
 	owned = await startOwner(root);
 	const events = await closed(root, id);
 	expect(brief(events)).toEqual(["started 1", "exited 1 -1 interrupted", "gave_up", "closed"]);

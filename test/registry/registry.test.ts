@@ -98,6 +98,7 @@ const OPERATOR = [
 	"resource.expire",
 	"human.decide",
 	"run.open",
+	"run.stop",
 ];
 /** What the dashboard reads that no agent tool covers: read-only operator entries. */
 const OPERATOR_READS = [
@@ -126,6 +127,7 @@ const INTERNAL = [
 	"session.supervision",
 	"session.touch",
 	"session.egress_refused",
+	"chair.launch_sessions",
 ];
 
 const names = TOOLS.map((t) => t.name as string);
@@ -181,6 +183,7 @@ test("a tool that manages its own transactions is a mutation (given its key) exa
 		"test.sweep_interrupted",
 		"session.start",
 		"session.stop",
+		"run.stop",
 	]);
 });
 

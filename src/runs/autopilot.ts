@@ -105,7 +105,7 @@ export async function launchSessions(
 		if (free <= 0) break;
 		if (!inputs) continue;
 		const p = await tx.proposals.get(proposal_id);
-		if (!p || p.status !== "in_review" || p.patch_revision !== inputs.patch_revision) continue;
+		if (p?.status !== "in_review" || p.patch_revision !== inputs.patch_revision) continue;
 		const evidence: DecisionEvidence = await gatherDecisionEvidence(tx, p, agents);
 		const input = evaluationInput(evidence, inputs.parsed);
 		const verdict = evaluate(inputs.policy, input);

@@ -3,7 +3,7 @@
 // event and a log line while the tick goes on: no poison pill can stop the loop. Steps, in order:
 // sweep expired claims and turn leases, assign open tasks round-robin, schedule the run's next turn,
 // request reviews of pending proposals, start the sessions the autopilot decides on (src/runs/
-// autopilot.ts), then check convergence and count the tick.
+// autopilot.ts) and apply what passed every gate, then check convergence and count the tick.
 import { chairContext } from "../context.ts";
 import { call } from "../dispatch.ts";
 import type { Convergence } from "../domain/convergence.ts";
@@ -22,6 +22,8 @@ export interface TickReport {
 	/** Sessions the autopilot started this tick, and why it launches nothing for now (null: it does not pause). */
 	launched: string[];
 	autopilot_paused: string | null;
+	/** Proposals the Chair applied under the autopilot this tick, every gate passing. */
+	applied: string[];
 	errors: { step: string; subject: string; message: string }[];
 	convergence: Convergence;
 	/** The run after this tick: still active, or ended by convergence. */
@@ -56,6 +58,7 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		reviews_requested: [],
 		launched: [],
 		autopilot_paused: null,
+		applied: [],
 	};
 	if (current.status !== "active")
 		return { run_id: runId, ...idle, errors, convergence: "run_not_active", run: current };
@@ -130,6 +133,24 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		}
 	}
 
+	// Under the autopilot the Chair also applies what the governance approved: each proposal in review
+	// whose every gate passes (votes, roles, tests, security, a human's approval where required).
+	const applied: string[] = [];
+	if (driven) {
+		const ready = await step("apply", [], () =>
+			store.withTransaction("read", (tx) => tx.proposals.ofRun(run_id, ["in_review"], true)),
+		);
+		for (const p of ready) {
+			try {
+				if (!(await call(rt, "patch.validate", { proposal_id: p.id }, ctx)).approvable) continue;
+				await call(rt, "patch.apply", { proposal_id: p.id, applied_by: chair }, ctx);
+				applied.push(p.id);
+			} catch (err) {
+				await fail("apply", p.id, err);
+			}
+		}
+	}
+
 	const { convergence, run } = await call(rt, "run.converge", { run_id }, ctx);
 	return {
 		run_id: runId,
@@ -139,6 +160,7 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		reviews_requested: reviews.requested,
 		launched,
 		autopilot_paused: paused,
+		applied,
 		errors,
 		convergence,
 		run,

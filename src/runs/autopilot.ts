@@ -12,9 +12,15 @@ import type { Env } from "../handlers/env.ts";
 import { requireRun } from "../handlers/records.ts";
 import { evaluate, reviewRoles } from "../policy/index.ts";
 import { parsedPatch, type ReviewInputs, reviewPolicy } from "../proposals/review.ts";
-import type { Args } from "../registry/index.ts";
+import { type Args, findTool } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 import type { SessionRow } from "../store/sessions.ts";
+
+/** The roles that may vote on a proposal: those vote.cast grants. */
+const VOTERS = (() => {
+	const access = findTool("vote.cast")?.access;
+	return access === undefined || access === "every" ? [] : Object.keys(access).map((r) => r.toLowerCase());
+})();
 
 export interface Launch {
 	agent_id: string;
@@ -111,17 +117,18 @@ export async function launchSessions(
 		const verdict = evaluate(inputs.policy, input);
 		const voted = new Set(evidence.votes.map((v) => v.agent_id));
 		const reviewing = live.filter((s) => s.proposal_id === p.id).map((s) => s.agent_id);
+		// Who may vote on it: any voting role but its author and who voted; the roles the policy asks
+		// to review it first (each required role not yet approved before all), then the others, so the
+		// default pool (one Reviewer) still meets the default quorum of two with the Architect.
 		const roles = reviewRoles(inputs.policy, input).map((r) => r.toLowerCase());
-		const pool = agents.filter(
-			(x) => x.id !== p.agent_id && roles.includes(x.role.toLowerCase()) && !voted.has(x.id),
-		);
+		const missing = verdict.missing_roles.map((r) => r.toLowerCase());
+		const rank = (role: string) => (missing.includes(role) ? 0 : roles.includes(role) ? 1 : 2);
+		const pool = agents
+			.filter((x) => x.id !== p.agent_id && VOTERS.includes(x.role.toLowerCase()) && !voted.has(x.id))
+			.sort((x, y) => rank(x.role.toLowerCase()) - rank(y.role.toLowerCase()));
 		// Enough for the quorum (votes cast, and sessions at work now), and each required role not yet approved.
 		let short = verdict.approvals_required - verdict.approvals - reviewing.length;
-		const missing = verdict.missing_roles.map((r) => r.toLowerCase());
-		const wanted = [
-			...pool.filter((x) => missing.includes(x.role.toLowerCase())),
-			...pool.filter((x) => !missing.includes(x.role.toLowerCase())),
-		];
+		const wanted = pool;
 		const noteKey = `autopilot.quorum_unreachable:${p.id}:${p.patch_revision}`;
 		if (verdict.approvals + reviewing.length + pool.length < verdict.approvals_required) {
 			if ((await tx.chairState.get(noteKey)) === undefined) {

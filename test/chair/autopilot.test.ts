@@ -1,0 +1,143 @@
+// The autopilot end to end with scripted agents (test/fixtures-scripts/team-agent.ts) in their
+// sandboxes, a real owner and `roundtable run --goal … --autopilot --headless` beside it: the
+// Architect proposes two tasks and nothing else starts until the operator opens them; then an
+// implementer per task edits its file in its workspace and proposes; voters are started until the
+// default quorum (two, from the one Reviewer and the Architect) is met; the Chair applies both; both
+// tasks are done and the run completes. Every start is an `autopilot.launch` event naming why, and
+// no more than chair.max_sessions were ever live at once.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { probeSandbox } from "../../src/sandbox/index.ts";
+import { MAIN, REPO, runCli, tempDir, until } from "../_helpers/helpers.ts";
+import { type Owned, ownedProject } from "../_helpers/launch-helpers.ts";
+
+const sandboxed = probeSandbox().kind === "bwrap";
+const AGENT = join(REPO, "test/fixtures-scripts/team-agent.ts");
+const ROLES = ["chair", "architect", "tester", "security", "memory_oracle"];
+
+let owned: Owned | undefined;
+afterAll(async () => {
+	owned?.owner.kill("SIGTERM");
+	await owned?.owner.exited;
+});
+
+interface Event {
+	id: number;
+	type: string;
+	payload: Record<string, unknown>;
+}
+
+const events = async (root: string): Promise<Event[]> =>
+	(
+		JSON.parse((await runCli(["watch", "--root", root, "--limit", "1000", "--json"])).stdout) as {
+			events: Event[];
+		}
+	).events;
+
+const tasks = async (root: string, status: string) =>
+	(
+		JSON.parse((await runCli(["tasks", "--root", root, "--status", status, "--json"])).stdout) as {
+			tasks: { id: string; status: string; assigned_agent_id: string | null }[];
+		}
+	).tasks;
+
+describe.skipIf(!sandboxed)("the autopilot", () => {
+	let root = "";
+	beforeAll(async () => {
+		owned = await ownedProject(tempDir("rt-autopilot-"), { "a.txt": "a\n", "b.txt": "b\n" }, (doc) => {
+			const team = `${process.execPath} ${AGENT}`;
+			doc.setIn(["adapters", "team"], { command: team, headless: team });
+			for (const role of ROLES) doc.setIn(["agents", role, "adapter"], "team");
+			for (const pool of ["implementers", "reviewers"]) doc.setIn(["agents", pool, "adapter"], "team");
+			doc.setIn(["sandbox", "expose"], [dirname(AGENT), dirname(process.execPath)]);
+			doc.setIn(["chair", "max_sessions"], 3);
+			doc.setIn(["sessions", "max_wall_seconds"], 60);
+		});
+		root = owned.root;
+	}, 60_000);
+
+	test("a goal: the Architect proposes, the operator opens, implementers propose, voters meet the quorum, the Chair applies, the run completes", async () => {
+		const run = Bun.spawn(
+			[
+				process.execPath,
+				MAIN,
+				"run",
+				"--root",
+				root,
+				"--run",
+				"R-1",
+				"--goal",
+				"Leave a note in each file",
+				"--autopilot",
+				"--headless",
+			],
+			{ stdout: "pipe", stderr: "pipe" },
+		);
+		const output = Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()]);
+		try {
+			// The Architect alone, and nothing else while its tasks are only proposed.
+			const proposed = await until(
+				async () => {
+					const t = await tasks(root, "proposed");
+					return t.length === 2 && t;
+				},
+				30_000,
+				"the Architect's two proposed tasks",
+			);
+			await Bun.sleep(1500);
+			const early = (await events(root)).filter((e) => e.type === "autopilot.launch");
+			expect(early.map((e) => [e.payload.agent_id, e.payload.why])).toEqual([
+				["architect-1", "run R-1 has a goal and no tasks yet"],
+			]);
+			for (const t of proposed) {
+				const opened = await runCli(["tasks", "open", t.id, "--root", root]);
+				expect(opened.code, opened.stderr).toBe(0);
+			}
+			expect(await Promise.race([run.exited, Bun.sleep(90_000).then(() => "timed out")])).toBe(0);
+		} finally {
+			run.kill();
+		}
+		const [stdout, stderr] = await output;
+		expect(stdout, stderr).toMatch(/^run R-1 completed after \d+ ticks: all_tasks_and_proposals_terminal$/m);
+		expect(readFileSync(join(root, "a.txt"), "utf8")).toMatch(/^a\nnoted by T-\S+\n$/);
+		expect(readFileSync(join(root, "b.txt"), "utf8")).toMatch(/^b\nnoted by T-\S+\n$/);
+		expect((await tasks(root, "done")).map((t) => t.assigned_agent_id).sort()).toEqual([
+			"implementer-1",
+			"implementer-2",
+		]);
+
+		const all = await events(root);
+		const launches = all.filter((e) => e.type === "autopilot.launch").map((e) => e.payload);
+		const byWhy = (re: RegExp) => launches.filter((l) => re.test(String(l.why)));
+		expect(
+			byWhy(/is open and assigned to implementer-/)
+				.map((l) => l.agent_id)
+				.sort(),
+		).toEqual(["implementer-1", "implementer-2"]);
+		// Each proposal got two voters, neither its author: the Reviewer and the Architect.
+		const voters = byWhy(/approvals$/);
+		expect(voters).toHaveLength(4);
+		for (const v of voters) expect(["reviewer-1", "architect-1"]).toContain(v.agent_id as string);
+		expect(
+			all.filter((e) => e.type === "transaction.applied" || e.type === "patch.applied").length,
+		).toBeGreaterThanOrEqual(2);
+		// No more than chair.max_sessions live at once, from the sessions' own start and end.
+		const listed = JSON.parse((await runCli(["sessions", "list", "--root", root, "--json"])).stdout) as {
+			sessions: { started_at: string; ended_at: string | null }[];
+		};
+		const edges = listed.sessions.flatMap((s) => [
+			[Date.parse(s.started_at), 1],
+			[Date.parse(s.ended_at ?? s.started_at), -1],
+		]);
+		edges.sort((x, y) => (x[0] as number) - (y[0] as number) || (x[1] as number) - (y[1] as number));
+		let live = 0;
+		let most = 0;
+		for (const [, d] of edges) {
+			live += d as number;
+			most = Math.max(most, live);
+		}
+		expect(listed.sessions).toHaveLength(7);
+		expect(most).toBeLessThanOrEqual(3);
+	}, 180_000);
+});

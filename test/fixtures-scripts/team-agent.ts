@@ -1,0 +1,99 @@
+// A scripted member of an autopilot team, started by the owner as an agent CLI would be:
+// `bun team-agent.ts PROMPT`. It speaks MCP over its session's socket and does the part of the work
+// its binding (which its first message names) calls for:
+//   bound to a run       (the Architect)   proposes a task of the run per file of TEAM_FILES
+//   bound to a task      (an implementer)  claims its task's file, appends a line to it in its
+//                                          workspace, and proposes that change (workspace.propose)
+//   bound to a proposal  (any voter)       reads the proposal and approves it
+// It prints each call's tool and outcome, and exits 1 when a call fails.
+import { appendFileSync } from "node:fs";
+
+const prompt = process.argv.at(-1) ?? "";
+const FILES = (process.env.TEAM_FILES ?? "a.txt,b.txt").split(",");
+
+const replies = new Map<number, unknown>();
+let buffer = "";
+const waiters = new Map<number, () => void>();
+const socket = await Bun.connect({
+	unix: process.env.ROUNDTABLE_SESSION_SOCKET as string,
+	socket: {
+		data(_s, chunk) {
+			buffer += new TextDecoder().decode(chunk);
+			for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+				const m = JSON.parse(buffer.slice(0, nl)) as { id?: number };
+				buffer = buffer.slice(nl + 1);
+				if (typeof m.id === "number") {
+					replies.set(m.id, m);
+					waiters.get(m.id)?.();
+				}
+			}
+		},
+	},
+});
+let id = 0;
+const request = (method: string, params: object) =>
+	new Promise<Record<string, unknown>>((resolve) => {
+		const mine = ++id;
+		waiters.set(mine, () => resolve(replies.get(mine) as Record<string, unknown>));
+		socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: mine, method, params })}\n`);
+	});
+await request("initialize", {
+	protocolVersion: "2025-11-25",
+	capabilities: {},
+	clientInfo: { name: "team-agent", version: "1" },
+});
+socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+
+/** A tool's structured result; a failure ends the agent with status 1. */
+async function use(tool: string, args: object): Promise<Record<string, unknown>> {
+	const r = (await request("tools/call", { name: tool, arguments: args })) as {
+		result?: { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, unknown> };
+	};
+	const text = r.result?.content[0]?.text ?? JSON.stringify(r);
+	console.log(`${role} ${tool}: ${r.result?.isError ? `failed: ${text}` : "ok"}`);
+	if (!r.result || r.result.isError) process.exit(1);
+	return r.result.structuredContent ?? JSON.parse(text);
+}
+
+const bound = (what: string) => new RegExp(`${what} (\\S+?)\\.(\\s|$)`).exec(prompt)?.[1];
+const [task, proposal, run] = [
+	bound("Your task is"),
+	bound("You are here for proposal"),
+	bound("You work on run"),
+];
+const role = proposal ? "voter" : task ? "implementer" : "architect";
+const brief = await use("agent.brief", {});
+
+if (proposal) {
+	await use("proposal.get", { proposal_id: proposal });
+	await use("vote.cast", {
+		proposal_id: proposal,
+		vote: "approve",
+		reason_md: "It does what the task says.",
+	});
+} else if (run && !task) {
+	for (const [i, file] of FILES.entries())
+		await use("task.create", {
+			title: `Note in ${file}`,
+			body_md: `Append a line to ${file}.`,
+			run_id: run,
+			readable_paths: [file],
+			assigned_agent_id: `implementer-${i + 1}`,
+		});
+} else if (task) {
+	const mine = brief.task as { id: string; readable_paths: string[] };
+	const file = mine.readable_paths[0] as string;
+	await use("resource.claim", {
+		resource_type: "file",
+		resource_id: `file:${file}`,
+		claim_type: "write",
+		task_id: mine.id,
+	});
+	appendFileSync(file, `noted by ${mine.id}\n`);
+	await use("workspace.propose", {
+		title: `Note in ${file}`,
+		summary_md: `Appends a line to ${file}.`,
+		risk: "low",
+	});
+}
+socket.end();

@@ -86,7 +86,10 @@ function peerDetail(e: EventRecord): string | undefined {
 	return undefined;
 }
 
-/** A headless session's attempts: which, how each ended, when the next starts, why it gave up. */
+/**
+ * A headless session's attempts (which, how each ended, when the next starts, why it gave up), and
+ * the autopilot's decisions (whom it starts for what, and why; why it paused).
+ */
 function sessionDetail(e: EventRecord): string | undefined {
 	const p = e.payload as Record<string, unknown>;
 	const s = field(p, "session_id");
@@ -100,6 +103,11 @@ function sessionDetail(e: EventRecord): string | undefined {
 			return `${s} attempt ${field(p, "attempt")} in ${secs(p.delay_ms)}: ${field(p, "why")}`;
 		case "session.gave_up":
 			return `${s}: ${field(p, "why")}`;
+		case "autopilot.launch":
+			return `${field(p, "agent_id")} for ${field(p, p.proposal_id ? "proposal_id" : p.task_id ? "task_id" : "run_id")}: ${field(p, "why")}`;
+		case "autopilot.paused":
+		case "autopilot.quorum_unreachable":
+			return field(p, "why");
 	}
 	return undefined;
 }

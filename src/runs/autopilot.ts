@@ -94,7 +94,8 @@ export async function launchSessions(
 
 	const live = await tx.sessions.live(now);
 	const launched = live.filter((s) => s.mcp_socket !== null).length;
-	let free = chair.max_sessions - launched;
+	// Room now: live sessions within chair.max_sessions, and starts within run.max_sessions_total.
+	let free = Math.min(chair.max_sessions - launched, bounds.max_sessions_total - total);
 	if (free <= 0) return none;
 	const agents = (await tx.agents.list()).filter((x) => x.enabled);
 	const busy = (agent: string, bound: (s: SessionRow) => boolean) =>
@@ -129,6 +130,7 @@ export async function launchSessions(
 		// Enough for the quorum (votes cast, and sessions at work now), and each required role not yet approved.
 		let short = verdict.approvals_required - verdict.approvals - reviewing.length;
 		const wanted = pool;
+		// A quorum no pool of agents can meet is said once, and no voter is started for it in vain.
 		const noteKey = `autopilot.quorum_unreachable:${p.id}:${p.patch_revision}`;
 		if (verdict.approvals + reviewing.length + pool.length < verdict.approvals_required) {
 			if ((await tx.chairState.get(noteKey)) === undefined) {
@@ -137,6 +139,7 @@ export async function launchSessions(
 				run = await tx.runs.setAutopilot(run.id, run.autopilot === "off" ? "off" : "on", why, now);
 				await event("autopilot.quorum_unreachable", { run_id: run.id, proposal_id: p.id, why }, p.task_id);
 			}
+			continue;
 		}
 		for (const x of wanted) {
 			if (free <= 0) break;

@@ -7,14 +7,13 @@
 // no more than chair.max_sessions were ever live at once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
-import { MAIN, REPO, runCli, tempDir, until } from "../_helpers/helpers.ts";
-import { type Owned, ownedProject } from "../_helpers/launch-helpers.ts";
+import { MAIN, runCli, until } from "../_helpers/helpers.ts";
+import type { Owned } from "../_helpers/launch-helpers.ts";
+import { events, tasksWith, teamProject } from "../_helpers/team.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
-const AGENT = join(REPO, "test/fixtures-scripts/team-agent.ts");
-const ROLES = ["chair", "architect", "tester", "security", "memory_oracle"];
 
 let owned: Owned | undefined;
 afterAll(async () => {
@@ -22,35 +21,10 @@ afterAll(async () => {
 	await owned?.owner.exited;
 });
 
-interface Event {
-	id: number;
-	type: string;
-	payload: Record<string, unknown>;
-}
-
-const events = async (root: string): Promise<Event[]> =>
-	(
-		JSON.parse((await runCli(["watch", "--root", root, "--limit", "1000", "--json"])).stdout) as {
-			events: Event[];
-		}
-	).events;
-
-const tasks = async (root: string, status: string) =>
-	(
-		JSON.parse((await runCli(["tasks", "--root", root, "--status", status, "--json"])).stdout) as {
-			tasks: { id: string; status: string; assigned_agent_id: string | null }[];
-		}
-	).tasks;
-
 describe.skipIf(!sandboxed)("the autopilot", () => {
 	let root = "";
 	beforeAll(async () => {
-		owned = await ownedProject(tempDir("rt-autopilot-"), { "a.txt": "a\n", "b.txt": "b\n" }, (doc) => {
-			const team = `${process.execPath} ${AGENT}`;
-			doc.setIn(["adapters", "team"], { command: team, headless: team });
-			for (const role of ROLES) doc.setIn(["agents", role, "adapter"], "team");
-			for (const pool of ["implementers", "reviewers"]) doc.setIn(["agents", pool, "adapter"], "team");
-			doc.setIn(["sandbox", "expose"], [dirname(AGENT), dirname(process.execPath)]);
+		owned = await teamProject({ "a.txt": "a\n", "b.txt": "b\n" }, (doc) => {
 			doc.setIn(["chair", "max_sessions"], 3);
 			doc.setIn(["sessions", "max_wall_seconds"], 60);
 		});
@@ -79,7 +53,7 @@ describe.skipIf(!sandboxed)("the autopilot", () => {
 			// The Architect alone, and nothing else while its tasks are only proposed.
 			const proposed = await until(
 				async () => {
-					const t = await tasks(root, "proposed");
+					const t = await tasksWith(root, "proposed");
 					return t.length === 2 && t;
 				},
 				30_000,
@@ -102,7 +76,7 @@ describe.skipIf(!sandboxed)("the autopilot", () => {
 		expect(stdout, stderr).toMatch(/^run R-1 completed after \d+ ticks: all_tasks_and_proposals_terminal$/m);
 		expect(readFileSync(join(root, "a.txt"), "utf8")).toMatch(/^a\nnoted by T-\S+\n$/);
 		expect(readFileSync(join(root, "b.txt"), "utf8")).toMatch(/^b\nnoted by T-\S+\n$/);
-		expect((await tasks(root, "done")).map((t) => t.assigned_agent_id).sort()).toEqual([
+		expect((await tasksWith(root, "done")).map((t) => t.assigned_agent_id).sort()).toEqual([
 			"implementer-1",
 			"implementer-2",
 		]);

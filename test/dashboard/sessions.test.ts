@@ -61,6 +61,8 @@ describe.skipIf(chromiumMissing !== null)("the dashboard's sessions", () => {
 					"sessions:",
 					"  sandbox: off",
 					"  retry_backoff_ms: 100",
+					"run:",
+					"  max_wall_seconds: 1",
 					"adapters:",
 					`  talky: { command: /bin/sh ${talk}, headless: /bin/sh ${talk} }`,
 					`  failing: { command: /bin/sh ${fail}, headless: /bin/sh ${fail} }`,
@@ -141,7 +143,35 @@ describe.skipIf(chromiumMissing !== null)("the dashboard's sessions", () => {
 		expect(watch.problems).toEqual([]);
 	}, 60_000);
 
+	test("an autopilot that paused says why on the overview, under Needs you, and shows paused on its run", async () => {
+		const opened = await cliHere([
+			"mcp",
+			"call",
+			"--root",
+			root,
+			"--tool",
+			"run.open",
+			"--args",
+			JSON.stringify({ run_id: "R-1", autopilot: true }),
+		]);
+		expect(opened.code, opened.stderr).toBe(0);
+		await page.evaluate(() => {
+			location.hash = "#/";
+		});
+		const note = page.locator('section[aria-labelledby="attention-h"] li', { hasText: "R-1" });
+		await note.waitFor({ timeout: 20_000 });
+		expect(await note.textContent()).toMatch(
+			/paused R-1 run\.max_wall_seconds reached: the run began \d+ s ago/,
+		);
+		const row = page.locator('section[aria-labelledby="runs-h"] tr', { hasText: "R-1" });
+		expect(await row.locator('td[data-label="Autopilot"]').textContent()).toBe("paused");
+		expect(watch.problems).toEqual([]);
+	}, 60_000);
+
 	test("a session's transcript page: what it wrote, its capability redacted, followed live", async () => {
+		await page.evaluate(() => {
+			location.hash = "#/sessions";
+		});
 		await page.locator(`section[aria-labelledby="sessions-live-h"] a[title="${talky}"]`).click();
 		await page.waitForFunction((id) => location.hash === `#/sessions/${id}`, talky);
 		const pre = page.locator("pre.transcript");

@@ -3,7 +3,8 @@
 // its binding (which its first message names) calls for:
 //   bound to a run       (the Architect)   proposes a task of the run per file of TEAM_FILES
 //   bound to a task      (an implementer)  claims its task's file, appends a line to it in its
-//                                          workspace, and proposes that change (workspace.propose)
+//                                          workspace, and proposes that change (workspace.propose);
+//                                          a file named broken* it fails on, slow* it takes 4 s
 //   bound to a proposal  (any voter)       reads the proposal and approves it
 // It prints each call's tool and outcome, and exits 1 when a call fails.
 import { appendFileSync } from "node:fs";
@@ -83,6 +84,12 @@ if (proposal) {
 } else if (task) {
 	const mine = brief.task as { id: string; readable_paths: string[] };
 	const file = mine.readable_paths[0] as string;
+	// The faults a test asks for by the file's name: one it cannot do, one that takes a while.
+	if (file.startsWith("broken")) {
+		console.log(`implementer: cannot change ${file}`);
+		process.exit(1);
+	}
+	if (file.startsWith("slow")) await Bun.sleep(4000);
 	await use("resource.claim", {
 		resource_type: "file",
 		resource_id: `file:${file}`,

@@ -53,6 +53,20 @@ export function overview(app) {
 				h("a", { href: "#/messages", title: q.id, text: excerpt(q.question_md, 90) }),
 			),
 		),
+		// What the autopilot cannot do on its own: a bound reached, a quorum no pool can meet.
+		...s.runs
+			.filter((r) => r.status === "active" && r.autopilot_note)
+			.map((r) =>
+				h(
+					"li",
+					{},
+					pill(r.autopilot === "paused" ? "paused" : "autopilot", "warn"),
+					" ",
+					idLink(r.id),
+					" ",
+					r.autopilot_note,
+				),
+			),
 		...suspended.map((c) =>
 			h(
 				"li",
@@ -115,6 +129,18 @@ export function overview(app) {
 					["Ticks", (r) => r.ticks, "num"],
 					["Last tick", (r) => time(r.last_tick_at)],
 					["Convergence", (r) => r.convergence ?? h("span", { class: "muted", text: "not checked yet" })],
+					[
+						"Autopilot",
+						(r) =>
+							r.autopilot === "off"
+								? h("span", { class: "muted", text: "off" })
+								: [
+										pill(
+											r.autopilot === "paused" ? "paused" : "on",
+											r.autopilot === "paused" ? "warn" : "ok",
+										),
+									],
+					],
 				],
 				[...s.runs].sort(byNewest),
 				{

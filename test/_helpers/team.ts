@@ -1,0 +1,65 @@
+// A project whose every agent is the scripted team member (test/fixtures-scripts/team-agent.ts),
+// with a live owner, for the autopilot's tests; and what they read back of it.
+import { dirname, join } from "node:path";
+import type { Document } from "yaml";
+import { REPO, runCli, tempDir } from "./helpers.ts";
+import { type Owned, operatorCall, ownedProject } from "./launch-helpers.ts";
+
+export const TEAM_AGENT = join(REPO, "test/fixtures-scripts/team-agent.ts");
+const ROLES = ["chair", "architect", "tester", "security", "memory_oracle"];
+
+export function teamProject(
+	files: Record<string, string>,
+	configure: (doc: Document) => void = () => {},
+): Promise<Owned> {
+	return ownedProject(tempDir("rt-team-"), files, (doc) => {
+		const team = `${process.execPath} ${TEAM_AGENT}`;
+		doc.setIn(["adapters", "team"], { command: team, headless: team });
+		for (const role of ROLES) doc.setIn(["agents", role, "adapter"], "team");
+		for (const pool of ["implementers", "reviewers"]) doc.setIn(["agents", pool, "adapter"], "team");
+		doc.setIn(["sandbox", "expose"], [dirname(TEAM_AGENT), dirname(process.execPath)]);
+		configure(doc);
+	});
+}
+
+export interface Event {
+	id: number;
+	type: string;
+	task_id: string | null;
+	payload: Record<string, unknown>;
+}
+
+export const events = async (root: string): Promise<Event[]> =>
+	(
+		JSON.parse((await runCli(["watch", "--root", root, "--limit", "1000", "--json"])).stdout) as {
+			events: Event[];
+		}
+	).events;
+
+export interface Task {
+	id: string;
+	status: string;
+	assigned_agent_id: string | null;
+}
+
+export const tasksWith = async (root: string, status: string): Promise<Task[]> =>
+	(
+		JSON.parse((await runCli(["tasks", "--root", root, "--status", status, "--json"])).stdout) as {
+			tasks: Task[];
+		}
+	).tasks;
+
+/** An open task of run `run` on `file`, assigned to `agent`, made by the operator. */
+export const taskOn = (root: string, run: string, id: string, file: string, agent: string) =>
+	operatorCall(root, "task.create", {
+		task_id: id,
+		title: `Note in ${file}`,
+		body_md: `Append a line to ${file}.`,
+		run_id: run,
+		readable_paths: [file],
+		assigned_agent_id: agent,
+	});
+
+/** The run `id` made active with the autopilot on, as `roundtable run --autopilot` opens it. */
+export const autopilotRun = (root: string, id: string) =>
+	operatorCall(root, "run.open", { run_id: id, autopilot: true });

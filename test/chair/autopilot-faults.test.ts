@@ -1,0 +1,156 @@
+// The autopilot when things go wrong, with scripted agents in their sandboxes and a real owner: a
+// quorum no pool can meet is said once (an event, the run's note the dashboard shows) and no voter
+// is started for it; an implementer that gives up fails its task while the run goes on with the
+// other; the owner killed mid-run is followed by one that resumes the session it left, never a second
+// for the same task; a bound reached pauses launching and says so; run.stop stops the run's sessions.
+import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { probeSandbox } from "../../src/sandbox/index.ts";
+import { runCli, until } from "../_helpers/helpers.ts";
+import { type Owned, operatorCall, startOwner } from "../_helpers/launch-helpers.ts";
+import { autopilotRun, events, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
+
+const sandboxed = probeSandbox().kind === "bwrap";
+
+let owned: Owned | undefined;
+afterEach(async () => {
+	owned?.owner.kill("SIGTERM");
+	await owned?.owner.exited;
+	owned = undefined;
+});
+
+const runOf = async (root: string, id: string) =>
+	(
+		(await operatorCall(root, "table.get_state", {})) as {
+			runs: { id: string; status: string; autopilot: string; autopilot_note: string | null }[];
+		}
+	).runs.find((r) => r.id === id);
+
+const sessionsOf = async (root: string) =>
+	(
+		JSON.parse((await runCli(["sessions", "list", "--root", root, "--json"])).stdout) as {
+			sessions: { id: string; agent_id: string; task_id: string | null; status: string; attempt: number }[];
+		}
+	).sessions;
+
+describe.skipIf(!sandboxed)("the autopilot's faults", () => {
+	test("a quorum no pool can meet: said once, on the run too, and no voter started in vain", async () => {
+		owned = await teamProject({ "a.txt": "a\n" });
+		const root = owned.root;
+		const policy = join(root, "POLICIES.ROUNDTABLE.md");
+		writeFileSync(
+			policy,
+			readFileSync(policy, "utf8").replace("approvals_required: 2", "approvals_required: 9"),
+		);
+		await Bun.sleep(1500); // the owner reloads the policy
+		await autopilotRun(root, "R-1");
+		await taskOn(root, "R-1", "T-1", "a.txt", "implementer-1");
+		const said = await until(
+			async () => {
+				const e = (await events(root)).filter((x) => x.type === "autopilot.quorum_unreachable");
+				return e.length > 0 && e;
+			},
+			30_000,
+			"the Chair to say the quorum cannot be met",
+		);
+		await Bun.sleep(3000); // more ticks: still said once
+		const all = await events(root);
+		expect(all.filter((x) => x.type === "autopilot.quorum_unreachable")).toHaveLength(1);
+		expect(String(said[0]?.payload.why)).toMatch(/needs 9 approvals, and only 4 agents could give one/);
+		expect(all.filter((x) => x.type === "autopilot.launch").map((x) => x.payload.agent_id)).toEqual([
+			"implementer-1",
+		]);
+		expect((await runOf(root, "R-1"))?.autopilot_note).toMatch(/needs 9 approvals/);
+	}, 60_000);
+
+	test("an implementer that gives up fails its task with why; the run goes on with the other and completes", async () => {
+		owned = await teamProject({ "a.txt": "a\n", "broken.txt": "b\n" }, (doc) => {
+			doc.setIn(["sessions", "retry_backoff_ms"], 100);
+		});
+		const root = owned.root;
+		await autopilotRun(root, "R-1");
+		await taskOn(root, "R-1", "T-ok", "a.txt", "implementer-1");
+		await taskOn(root, "R-1", "T-broken", "broken.txt", "implementer-2");
+		await until(
+			async () => (await runOf(root, "R-1"))?.status === "completed",
+			60_000,
+			"the run to complete",
+		);
+		expect((await tasksWith(root, "done")).map((t) => t.id)).toEqual(["T-ok"]);
+		const failed = await operatorCall(root, "task.get", { task_id: "T-broken" });
+		expect(failed.task.status).toBe("failed");
+		const why = (await events(root)).find((e) => e.type === "task.updated" && e.task_id === "T-broken");
+		expect(JSON.stringify(why?.payload)).toMatch(
+			/implementer-2's session S-\S+ gave up: 2 attempt\(s\) failed; the last: exit 1/,
+		);
+		expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("a\nnoted by T-ok\n");
+	}, 90_000);
+
+	test("the owner killed mid-run: the next one resumes the session it left, never a second for the task", async () => {
+		owned = await teamProject({ "slow.txt": "s\n" });
+		const root = owned.root;
+		await autopilotRun(root, "R-1");
+		await taskOn(root, "R-1", "T-1", "slow.txt", "implementer-1");
+		await until(
+			async () => (await sessionsOf(root)).some((s) => s.task_id === "T-1" && s.attempt === 1),
+			30_000,
+			"its start",
+		);
+		owned.owner.kill("SIGKILL");
+		await owned.owner.exited;
+		owned = await startOwner(root);
+		await until(
+			async () => (await runOf(root, "R-1"))?.status === "completed",
+			60_000,
+			"the run to complete",
+		);
+		const forTask = (await sessionsOf(root)).filter((s) => s.task_id === "T-1");
+		expect(forTask).toHaveLength(1);
+		expect(forTask[0]?.attempt).toBe(2);
+		const proposals = (await operatorCall(root, "proposal.list", {})).proposals as {
+			task_id: string;
+			status: string;
+		}[];
+		expect(proposals.filter((p) => p.task_id === "T-1").map((p) => p.status)).toEqual(["accepted"]);
+	}, 90_000);
+
+	test("a bound reached pauses launching and says why; run.stop stops launching and the run's sessions", async () => {
+		owned = await teamProject({ "slow.txt": "s\n", "slow2.txt": "t\n" }, (doc) => {
+			doc.setIn(["run", "max_sessions_total"], 1);
+		});
+		const root = owned.root;
+		await autopilotRun(root, "R-1");
+		await taskOn(root, "R-1", "T-1", "slow.txt", "implementer-1");
+		await taskOn(root, "R-1", "T-2", "slow2.txt", "implementer-2");
+		const paused = await until(
+			async () => {
+				const r = await runOf(root, "R-1");
+				return r?.autopilot === "paused" && r;
+			},
+			30_000,
+			"the autopilot to pause",
+		);
+		expect(paused.autopilot_note).toBe("run.max_sessions_total reached: 1 sessions started");
+		expect((await events(root)).filter((e) => e.type === "autopilot.paused")).toHaveLength(1);
+		const watched = (await runCli(["watch", "--root", root, "--limit", "1000"])).stdout;
+		expect(watched).toMatch(
+			/autopilot\.paused chair-1 - run\.max_sessions_total reached: 1 sessions started\n/,
+		);
+		expect(watched).toMatch(
+			/autopilot\.launch chair-1 T-1 implementer-1 for T-1: task T-1 is open and assigned to implementer-1\n/,
+		);
+		// Stopped: the live session ends, the autopilot is off, and nothing more starts.
+		const stop = await operatorCall(root, "run.stop", { run_id: "R-1" });
+		expect(stop.stopping).toHaveLength(1);
+		await until(
+			async () => (await sessionsOf(root)).every((s) => s.status === "ended"),
+			30_000,
+			"its session to end",
+		);
+		expect((await runOf(root, "R-1"))?.autopilot).toBe("off");
+		await Bun.sleep(2000);
+		expect(await sessionsOf(root)).toHaveLength(1);
+		expect((await events(root)).some((e) => e.type === "run.stopped")).toBe(true);
+	}, 90_000);
+});

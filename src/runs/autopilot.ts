@@ -1,11 +1,12 @@
 // chair.launch_sessions, the autopilot's step of the Chair's tick: which headless sessions the run
 // needs now, each a recorded decision (an `autopilot.launch` event naming why). In order of what
 // unblocks the most: reviewers for a proposal in review (distinct agents other than its author, up
-// to the policy's quorum, and the roles it requires), then an implementer for each open task with
-// nobody at it, then the Architect for a goal with no tasks yet. Bounded: chair.max_sessions live
-// at once (the rest wait for a later tick, oldest first), run.max_sessions_total in all and
-// run.max_wall_seconds, reaching either of which pauses the autopilot with an `autopilot.paused`
-// event. The owner starts what this returns (src/chair/tick.ts); nothing here starts a process.
+// to the policy's quorum, and the roles it requires) and a tester where the policy wants tests and
+// none passed, then an implementer for each open task with nobody at it, then the Architect for a
+// goal with no tasks yet. Bounded: chair.max_sessions live at once (the rest wait for a later tick,
+// oldest first), run.max_sessions_total in all and run.max_wall_seconds, reaching either of which
+// pauses the autopilot with an `autopilot.paused` event. The owner starts what this returns
+// (src/chair/tick.ts); nothing here starts a process.
 import { actorId } from "../context.ts";
 import { type DecisionEvidence, evaluationInput, gatherDecisionEvidence } from "../gates/evidence.ts";
 import type { Env } from "../handlers/env.ts";
@@ -153,6 +154,31 @@ export async function launchSessions(
 			reviewing.push(x.id);
 			short--;
 			if (missing.includes(role)) missing.splice(missing.indexOf(role), 1);
+		}
+		// A tester where the policy wants tests and none passed yet: once per revision (a failing run
+		// is for the author to fix, not for another tester).
+		const tests = verdict.gates.find((g) => g.gate === "tests");
+		const testerKey = `autopilot.tester:${p.id}:${p.patch_revision}`;
+		const tester = agents.find((x) => x.role === "Tester" && x.id !== p.agent_id);
+		// Not while the tester is at it already (as a voter, say): its key is set only when it starts.
+		if (
+			free > 0 &&
+			tests &&
+			!tests.ok &&
+			tester &&
+			!reviewing.includes(tester.id) &&
+			(await tx.chairState.get(testerKey)) === undefined
+		) {
+			await tx.chairState.set(testerKey, now);
+			await take(
+				{
+					agent_id: tester.id,
+					proposal_id: p.id,
+					run_id: run.id,
+					why: `proposal ${p.id} needs a passing test run: ${tests.reason}`,
+				},
+				p.task_id,
+			);
 		}
 	}
 

@@ -5,7 +5,8 @@
 //   bound to a task      (an implementer)  claims its task's file, appends a line to it in its
 //                                          workspace, and proposes that change (workspace.propose);
 //                                          a file named broken* it fails on, slow* it takes 4 s
-//   bound to a proposal  (any voter)       reads the proposal and approves it
+//   bound to a proposal  (any voter)       reads the proposal and approves it; a Tester first runs
+//                                          `sh check.sh` on it (test.run)
 // It prints each call's tool and outcome, and exits 1 when a call fails.
 import { appendFileSync } from "node:fs";
 
@@ -67,6 +68,9 @@ const brief = await use("agent.brief", {});
 
 if (proposal) {
 	await use("proposal.get", { proposal_id: proposal });
+	// A tester runs the project's check on the proposal first.
+	if (/^You are \S+ \(Tester\)/.test(prompt))
+		await use("test.run", { proposal_id: proposal, command: "sh check.sh" });
 	await use("vote.cast", {
 		proposal_id: proposal,
 		vote: "approve",

@@ -1,3 +1,4 @@
+import { loadConfig } from "../config/load.ts";
 import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { CLIENTS, type Client } from "../init/clients.ts";
 import { initProject } from "../init/index.ts";
@@ -33,6 +34,7 @@ export const init: CommandRun = {
 		if (updated.length > 0) out.push(`agents updated: ${updated.join(", ")}`);
 		if (enabled.length > 0) out.push(`agents enabled again: ${enabled.join(", ")}`);
 		if (disabled.length > 0) out.push(`agents disabled (no longer in the config): ${disabled.join(", ")}`);
+		if (report.changed) out.push(...agentClis(report.root));
 		out.push(
 			report.changed
 				? `initialized roundtable in ${report.root}`
@@ -46,3 +48,31 @@ export const init: CommandRun = {
 		return 0;
 	},
 };
+
+/**
+ * Which agent CLIs the configured agents use, found on PATH or not: an agent whose CLI is missing
+ * cannot be launched (by `sessions start` or the autopilot) until it is installed or its role names
+ * another adapter.
+ */
+function agentClis(root: string): string[] {
+	const config = loadConfig(root);
+	const users = new Map<string, string[]>();
+	for (const [role, a] of Object.entries(config.agents)) {
+		if ("count" in a && a.count === 0) continue;
+		users.set(a.adapter, [...(users.get(a.adapter) ?? []), role]);
+	}
+	const found: string[] = [];
+	const missing: string[] = [];
+	for (const [adapter, roles] of [...users].sort(([x], [y]) => x.localeCompare(y))) {
+		const command = (config.adapters[adapter]?.command ?? adapter).trim().split(/\s+/)[0] ?? adapter;
+		(Bun.which(command) ? found : missing).push(`${adapter} (${roles.join(", ")})`);
+	}
+	return [
+		...(found.length > 0 ? [`agent CLIs found on PATH: ${found.join(", ")}`] : []),
+		...(missing.length > 0
+			? [
+					`agent CLIs not on PATH: ${missing.join(", ")}; agents using them cannot be launched until the CLI is installed or agents.<role>.adapter in .roundtable/config.yaml names one that is`,
+				]
+			: []),
+	];
+}

@@ -253,6 +253,20 @@ describe("running init again", () => {
 		expect(second.stderr).toBe("");
 		expect(second.stdout).toBe(`roundtable is already initialized in ${root}; nothing changed\n`);
 	});
+
+	test("init says which agent CLIs it found on PATH, and which roles cannot be launched without the others", async () => {
+		const root = freshRoot();
+		const bin = tempDir("rt-bin-");
+		writeFileSync(join(bin, "codex"), "#!/bin/sh\n", { mode: 0o755 });
+		const r = await runCli(["init", "--root", root], {
+			env: { ...process.env, PATH: `${bin}:/usr/bin:/bin` },
+		});
+		expect(r.code, r.stderr).toBe(0);
+		expect(r.stdout).toContain("agent CLIs found on PATH: codex (tester, implementers)\n");
+		expect(r.stdout).toContain(
+			"agent CLIs not on PATH: claude (chair, architect, security, memory_oracle), gemini (reviewers); agents using them cannot be launched until the CLI is installed or agents.<role>.adapter in .roundtable/config.yaml names one that is\n",
+		);
+	});
 });
 
 describe("user edits", () => {

@@ -3,6 +3,7 @@
 // in test assertions.
 import * as access from "./access.bench.ts";
 import * as apply from "./apply.bench.ts";
+import * as autopilot from "./autopilot.bench.ts";
 import * as chair from "./chair.bench.ts";
 import * as claims from "./claims.bench.ts";
 import * as cli from "./cli.bench.ts";
@@ -43,6 +44,7 @@ const benches: Record<string, Bench> = {
 	claims,
 	apply,
 	chair,
+	autopilot,
 	testrun,
 	launch,
 	headless,

@@ -25,7 +25,7 @@ describe.skipIf(!sandboxed)("sessions start and stop", () => {
 		// keeps the whole message, answers a stop, and otherwise works until stopped.
 		writeFileSync(
 			agent,
-			'printf "%s" "$1" > "$HOME/asked"\necho "asked: $(printf \'%s\\n\' "$1" | tail -n 1)"\ntrap \'echo "stopping, as asked"; exit 0\' TERM\nwhile :; do sleep 0.1; done\n',
+			'trap \'echo "stopping, as asked"; exit 0\' TERM\nprintf "%s" "$1" > "$HOME/asked"\necho "asked: $(printf \'%s\\n\' "$1" | tail -n 1)"\nwhile :; do sleep 0.1; done\n',
 		);
 		owned = await ownedProject(tempDir("rt-headless-"), { "src/a.ts": "export const a = 1;\n" }, (doc) => {
 			doc.setIn(["sandbox", "expose"], [scripts]);

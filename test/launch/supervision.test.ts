@@ -51,7 +51,7 @@ describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 				].join("\n"),
 			),
 			dies: cli("dies", "echo dying; exit 1\n"),
-			hangs: cli("hangs", "echo waiting; trap 'exit 0' TERM; while :; do sleep 0.1; done\n"),
+			hangs: cli("hangs", "trap 'exit 0' TERM; echo waiting; while :; do sleep 0.1; done\n"),
 			// First run: claims a.ts (released when its session ends) and fails. Retried: reads the table.
 			claimer: cli(
 				"claimer",
@@ -199,7 +199,13 @@ describe.skipIf(!sandboxed)("a headless session's attempts", () => {
 
 	test("a stopped session is not retried", async () => {
 		const id = await start("--agent", "reviewer-1", "--adapter", "hangs");
-		await until(async () => brief(await lifeOf(root, id)).includes("started 1"), 15_000, "its start");
+		// Stopped once it is at work (its trap for SIGTERM set, as "waiting" says).
+		const transcript = join(root, ".roundtable/transcripts", `${id}.log`);
+		await until(
+			() => existsSync(transcript) && readFileSync(transcript, "utf8").includes("waiting"),
+			15_000,
+			"its start",
+		);
 		expect((await runCli(["sessions", "stop", id, "--root", root])).code).toBe(0);
 		const events = await closed(root, id);
 		expect(brief(events)).toEqual(["started 1", "exited 1 0", "closed"]);

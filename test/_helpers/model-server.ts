@@ -165,7 +165,13 @@ export interface Faults {
 }
 
 /** Serves `script` to whichever client asks; the step after the last is a final answer. */
-export function serveModel(script: Step[], faults: Faults = {}): ModelServer {
+/**
+ * A script for several conversations at once: the step for this request, from what it says (its
+ * first message names the agent's binding) and how many tool results it already carries.
+ */
+export type Script = Step[] | ((request: string, n: number) => Step | undefined);
+
+export function serveModel(script: Script, faults: Faults = {}): ModelServer {
 	let failures = faults.fail ?? 0;
 	let stalls = faults.stall ?? 0;
 	const requests: Record<string, unknown>[] = [];
@@ -197,7 +203,7 @@ export function serveModel(script: Step[], faults: Faults = {}): ModelServer {
 				}
 				latest = body;
 				const n = resultsOf(body).length;
-				const step = script[n] ?? { say: "done" };
+				const step = (Array.isArray(script) ? script[n] : script(JSON.stringify(body), n)) ?? { say: "done" };
 				return url.pathname.endsWith("/messages") ? messages(step, n) : responses(step, n);
 			}
 			return new Response("not found", { status: 404 });

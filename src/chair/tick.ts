@@ -133,6 +133,23 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		}
 	}
 
+	/** A proposal the policy wants a human to approve: asked once for its revision, unless asked already. */
+	async function askHuman(p: { id: string; title: string; patch_revision: number }, summary: string) {
+		const asked = await store.withTransaction("read", (tx) => tx.approvals.list({ proposal_id: p.id }));
+		if (asked.some((a) => a.patch_revision === p.patch_revision)) return;
+		await call(
+			rt,
+			"human.request_approval",
+			{
+				proposal_id: p.id,
+				subject: `Apply ${p.title}`,
+				reason_md: `The policy wants a human's approval of revision ${p.patch_revision}: ${summary}`,
+				requested_by: chair,
+			},
+			ctx,
+		);
+	}
+
 	// Under the autopilot the Chair also applies what the governance approved: each proposal in review
 	// whose every gate passes (votes, roles, tests, security, a human's approval where required).
 	const applied: string[] = [];
@@ -142,9 +159,11 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 		);
 		for (const p of ready) {
 			try {
-				if (!(await call(rt, "patch.validate", { proposal_id: p.id }, ctx)).approvable) continue;
-				await call(rt, "patch.apply", { proposal_id: p.id, applied_by: chair }, ctx);
-				applied.push(p.id);
+				const check = await call(rt, "patch.validate", { proposal_id: p.id }, ctx);
+				if (check.approvable) {
+					await call(rt, "patch.apply", { proposal_id: p.id, applied_by: chair }, ctx);
+					applied.push(p.id);
+				} else if (check.policy?.human_approval_required) await askHuman(p, check.policy.summary);
 			} catch (err) {
 				await fail("apply", p.id, err);
 			}
@@ -152,6 +171,7 @@ export async function tick(rt: Runtime, runId: string, options: ChairOptions): P
 	}
 
 	const { convergence, run } = await call(rt, "run.converge", { run_id }, ctx);
+
 	return {
 		run_id: runId,
 		...expired,

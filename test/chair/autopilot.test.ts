@@ -153,4 +153,42 @@ describe.skipIf(!sandboxed)("the autopilot", () => {
 			await tested.owner.exited;
 		}
 	}, 90_000);
+
+	test("a high-risk change: Security is started for its review, the Chair asks a human, and applies once the human approves", async () => {
+		const risky = await teamProject({ "auth/notes.txt": "n\n" });
+		try {
+			const at = risky.root;
+			await autopilotRun(at, "R-1");
+			await taskOn(at, "R-1", "T-1", "auth/notes.txt", "implementer-1");
+			const asked = await until(
+				async () => {
+					const list = JSON.parse((await runCli(["approvals", "list", "--root", at, "--json"])).stdout) as {
+						approvals: { id: string; status: string; requested_by: string; subject: string }[];
+					};
+					return list.approvals.length > 0 && list.approvals;
+				},
+				60_000,
+				"the Chair to ask a human",
+			);
+			expect(asked).toMatchObject([
+				{ status: "requested", requested_by: "chair-1", subject: "Apply Note in auth/notes.txt" },
+			]);
+			const launches = (await events(at)).filter((e) => e.type === "autopilot.launch").map((e) => e.payload);
+			expect(launches.find((l) => l.agent_id === "security-1")?.why).toMatch(
+				/needs the Security role's approval$/,
+			);
+			// Not applied while it waits for the human; applied on the next tick after.
+			await Bun.sleep(2000);
+			expect((await events(at)).some((e) => e.type === "patch.applied")).toBe(false);
+			expect(
+				(await runCli(["approvals", "approve", "--approval", asked[0]?.id as string, "--root", at])).code,
+			).toBe(0);
+			await until(async () => (await runOf(at, "R-1")) === "completed", 60_000, "the run to complete");
+			expect(readFileSync(join(at, "auth/notes.txt"), "utf8")).toBe("n\nnoted by T-1\n");
+			expect((await events(at)).filter((e) => e.type === "approval.requested")).toHaveLength(1);
+		} finally {
+			risky.owner.kill("SIGTERM");
+			await risky.owner.exited;
+		}
+	}, 120_000);
 });

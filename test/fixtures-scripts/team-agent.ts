@@ -6,7 +6,8 @@
 //                                          workspace, and proposes that change (workspace.propose);
 //                                          a file named broken* it fails on, slow* it takes 4 s
 //   bound to a proposal  (any voter)       reads the proposal and approves it; a Tester first runs
-//                                          `sh check.sh` on it (test.run)
+//                                          `sh check.sh` on it (test.run), Security first records
+//                                          its review (security.review)
 // It prints each call's tool and outcome, and exits 1 when a call fails.
 import { appendFileSync } from "node:fs";
 
@@ -71,6 +72,13 @@ if (proposal) {
 	// A tester runs the project's check on the proposal first.
 	if (/^You are \S+ \(Tester\)/.test(prompt))
 		await use("test.run", { proposal_id: proposal, command: "sh check.sh" });
+	// Security records its review first.
+	if (/^You are \S+ \(Security\)/.test(prompt))
+		await use("security.review", {
+			proposal_id: proposal,
+			status: "approved",
+			summary_md: "Nothing risky in it.",
+		});
 	await use("vote.cast", {
 		proposal_id: proposal,
 		vote: "approve",

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
-import { runCli, until } from "../_helpers/helpers.ts";
+import { MAIN, runCli, until } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall, startOwner } from "../_helpers/launch-helpers.ts";
 import { autopilotRun, events, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
 
@@ -153,4 +153,42 @@ describe.skipIf(!sandboxed)("the autopilot's faults", () => {
 		expect(await sessionsOf(root)).toHaveLength(1);
 		expect((await events(root)).some((e) => e.type === "run.stopped")).toBe(true);
 	}, 90_000);
+});
+
+describe.skipIf(!sandboxed)("Ctrl-C on `roundtable run --autopilot`", () => {
+	test("stops launching and the run's sessions; the run stays active, and --autopilot again goes on", async () => {
+		owned = await teamProject({ "slow.txt": "s\n" });
+		const root = owned.root;
+		await operatorCall(root, "run.open", { run_id: "R-1" });
+		await taskOn(root, "R-1", "T-1", "slow.txt", "implementer-1");
+		const run = Bun.spawn(
+			[process.execPath, MAIN, "run", "--root", root, "--run", "R-1", "--autopilot", "--headless"],
+			{
+				stdout: "pipe",
+				stderr: "pipe",
+			},
+		);
+		const stderr = new Response(run.stderr).text();
+		await until(
+			async () => (await sessionsOf(root)).some((s) => s.task_id === "T-1" && s.status !== "ended"),
+			30_000,
+			"its implementer",
+		);
+		run.kill("SIGINT");
+		expect(await run.exited).toBe(0);
+		expect(await stderr).toContain("run R-1: the autopilot stopped; its sessions are stopping");
+		await until(
+			async () => (await sessionsOf(root)).every((s) => s.status === "ended"),
+			30_000,
+			"its session to end",
+		);
+		expect(await runOf(root, "R-1")).toMatchObject({ status: "active", autopilot: "off" });
+		await Bun.sleep(2000);
+		expect(await sessionsOf(root)).toHaveLength(1);
+		// Again with --autopilot: it goes on, and finishes the work.
+		const again = await runCli(["run", "--root", root, "--run", "R-1", "--autopilot", "--headless"]);
+		expect(again.code, again.stderr).toBe(0);
+		expect(again.stdout).toMatch(/^run R-1 completed after \d+ ticks/m);
+		expect((await tasksWith(root, "done")).map((t) => t.id)).toEqual(["T-1"]);
+	}, 120_000);
 });

@@ -321,11 +321,15 @@ function recordPid(dir: string, pid: number): void {
 	if (start !== undefined) writeFileSync(pidFile(dir), `${pid} ${start}\n`, { mode: 0o600 });
 }
 
-/** A process's start time since boot (clock ticks), from /proc; undefined when it is gone. */
+/**
+ * A process's start time since boot (clock ticks), from /proc; undefined when it is gone, a zombie
+ * included (it runs nothing; whoever inherited it reaps it when it does).
+ */
 export function startTime(pid: number): string | undefined {
 	try {
 		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+		return fields[0] === "Z" ? undefined : fields[19];
 	} catch {
 		return undefined;
 	}

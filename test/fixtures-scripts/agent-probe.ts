@@ -4,6 +4,7 @@
 // JSON line: each attempt's outcome ("ok", "ok: <what it read>" or "refused: <why>"), the tools, the
 // call results and the names of every variable in its environment.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { sessionClient } from "./session-client.ts";
 
 interface Probe {
 	reads?: string[];
@@ -104,38 +105,7 @@ for (const [host, port] of probe.tcp ?? [])
 for (const target of probe.proxied ?? []) await attempt(`proxied ${target}`, () => proxied(target));
 
 // MCP over the session's socket, one message per line.
-const replies = new Map<number, unknown>();
-let buffer = "";
-const waiters = new Map<number, () => void>();
-const socket = await Bun.connect({
-	unix: process.env.ROUNDTABLE_SESSION_SOCKET as string,
-	socket: {
-		data(_s, chunk) {
-			buffer += new TextDecoder().decode(chunk);
-			for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
-				const m = JSON.parse(buffer.slice(0, nl)) as { id?: number };
-				buffer = buffer.slice(nl + 1);
-				if (typeof m.id === "number") {
-					replies.set(m.id, m);
-					waiters.get(m.id)?.();
-				}
-			}
-		},
-	},
-});
-let id = 0;
-const request = (method: string, params: object) =>
-	new Promise<unknown>((resolve) => {
-		const mine = ++id;
-		waiters.set(mine, () => resolve(replies.get(mine)));
-		socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: mine, method, params })}\n`);
-	});
-await request("initialize", {
-	protocolVersion: "2025-11-25",
-	capabilities: {},
-	clientInfo: { name: "probe", version: "1" },
-});
-socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+const { request, end } = await sessionClient("probe");
 const list = (await request("tools/list", {})) as { result: { tools: { name: string }[] } };
 const calls: [string, object][] = JSON.parse(process.env.ARGS_CALLS ?? "[]");
 const results: unknown[] = [];
@@ -145,7 +115,7 @@ for (const [name, args] of calls) {
 	};
 	results.push(JSON.parse(r.result.content[0]?.text ?? "null"));
 }
-socket.end();
+end();
 console.log(
 	JSON.stringify({
 		tries,

@@ -10,42 +10,12 @@
 //                                          its review (security.review)
 // It prints each call's tool and outcome, and exits 1 when a call fails.
 import { appendFileSync } from "node:fs";
+import { sessionClient } from "./session-client.ts";
 
 const prompt = process.argv.at(-1) ?? "";
 const FILES = (process.env.TEAM_FILES ?? "a.txt,b.txt").split(",");
 
-const replies = new Map<number, unknown>();
-let buffer = "";
-const waiters = new Map<number, () => void>();
-const socket = await Bun.connect({
-	unix: process.env.ROUNDTABLE_SESSION_SOCKET as string,
-	socket: {
-		data(_s, chunk) {
-			buffer += new TextDecoder().decode(chunk);
-			for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
-				const m = JSON.parse(buffer.slice(0, nl)) as { id?: number };
-				buffer = buffer.slice(nl + 1);
-				if (typeof m.id === "number") {
-					replies.set(m.id, m);
-					waiters.get(m.id)?.();
-				}
-			}
-		},
-	},
-});
-let id = 0;
-const request = (method: string, params: object) =>
-	new Promise<Record<string, unknown>>((resolve) => {
-		const mine = ++id;
-		waiters.set(mine, () => resolve(replies.get(mine) as Record<string, unknown>));
-		socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: mine, method, params })}\n`);
-	});
-await request("initialize", {
-	protocolVersion: "2025-11-25",
-	capabilities: {},
-	clientInfo: { name: "team-agent", version: "1" },
-});
-socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+const { request, end } = await sessionClient("team-agent");
 
 /** A tool's structured result; a failure ends the agent with status 1. */
 async function use(tool: string, args: object): Promise<Record<string, unknown>> {
@@ -115,4 +85,4 @@ if (proposal) {
 		risk: "low",
 	});
 }
-socket.end();
+end();

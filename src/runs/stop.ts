@@ -17,8 +17,9 @@ export async function stop(a: Args<"run.stop">, env: Env, key: Key<Result<"run.s
 		return before.autopilot === "off" ? before : tx.runs.setAutopilot(before.id, "off", null, env.now);
 	});
 	const live = await rt.store.withTransaction("read", (tx) => tx.sessions.live(nowIso()));
+	// Each of the run's sessions this owner runs, one just minted and not yet started included.
 	const stopping = rt.sessions
-		? live.filter((s) => s.run_id === run.id && s.supervised && rt.sessions?.stop(s.id)).map((s) => s.id)
+		? live.filter((s) => s.run_id === run.id && rt.sessions?.stop(s.id)).map((s) => s.id)
 		: [];
 	return rt.store.withTransaction("write", async (tx) => {
 		await tx.events.append(

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir, until } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall, ownedProject, PROBE } from "../_helpers/launch-helpers.ts";
-import { brief, closed, type Event, lifeOf, startSession } from "../_helpers/session-life.ts";
+import { brief, closed, type Event, startSession } from "../_helpers/session-life.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 

@@ -168,6 +168,30 @@ describe.skipIf(chromiumMissing !== null)("the dashboard's sessions", () => {
 		expect(watch.problems).toEqual([]);
 	}, 60_000);
 
+	test("a task the Architect proposed: under Needs you, and opened with a click on the Tasks view", async () => {
+		const mcp = (tool: string, args: object) =>
+			cliHere(["mcp", "call", "--root", root, "--tool", tool, "--args", JSON.stringify(args)]);
+		// A proposed task, as a promoted message makes one (the Architect's task.create makes them too).
+		const posted = JSON.parse(
+			(await mcp("message.post", { channel: "ideas", body_md: "Proposed work\nwhy" })).stdout,
+		);
+		const promoted = await mcp("message.promote", { message_id: posted.message.id, as: "task" });
+		const task = JSON.parse(promoted.stdout).task.id as string;
+		await page.evaluate(() => {
+			location.hash = "#/";
+		});
+		await page.getByRole("link", { name: "1 proposed task(s) to open or cancel" }).click();
+		await page.waitForFunction(() => location.hash === "#/tasks");
+		await page.locator(`tr.task-${task}`).getByRole("button", { name: "Open" }).click();
+		await until(
+			// Open, or already taken up by the Chair (an active run adopts and assigns it).
+			async () => JSON.parse((await mcp("task.get", { task_id: task })).stdout).task.status !== "proposed",
+			10_000,
+			"the task to open",
+		);
+		expect(watch.problems).toEqual([]);
+	}, 60_000);
+
 	test("a session's transcript page: what it wrote, its capability redacted, followed live", async () => {
 		await page.evaluate(() => {
 			location.hash = "#/sessions";

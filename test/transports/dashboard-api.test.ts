@@ -264,6 +264,22 @@ describe("GET /api/proposals/:id", () => {
 		expect((await browser.get(`/api/sessions/${id}/log`)).status).toBe(404);
 	});
 
+	test("POST /api/tasks/:id/status opens or cancels a task, and nothing else", async () => {
+		const { message } = (await p.call("message.post", { channel: "ideas", body_md: "Proposed\nwhy" })) as {
+			message: { id: string };
+		};
+		const { task } = (await p.call("message.promote", { message_id: message.id, as: "task" })) as {
+			task: { id: string; status: string };
+		};
+		expect(task.status).toBe("proposed");
+		const done = await browser.post(`/api/tasks/${task.id}/status`, { status: "done" });
+		expect(done.status).toBe(400);
+		const opened = await browser.post(`/api/tasks/${task.id}/status`, { status: "open" });
+		expect(opened.status).toBe(200);
+		expect(((await opened.json()) as State).task.status).toBe("open");
+		expect((await browser.post("/api/tasks/T-none/status", { status: "open" })).status).toBe(404);
+	});
+
 	test("GET /api/memory?q=: memory.query's entries, bodies rendered", async () => {
 		await p.call("memory.record", {
 			scope: "project",

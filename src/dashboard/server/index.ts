@@ -165,6 +165,15 @@ export function createDashboard(caller: Caller, options: DashboardOptions): Dash
 					const body = parseObject(await readBody(req, MAX_BODY, started + options.readDeadlineMs));
 					return json(await change("human.decide", { ...body, approval_id: id }));
 				});
+			case "tasks":
+				// What the Architect proposed, opened or cancelled by the operator; no other change of a task here.
+				if (!id || tail !== "status") return notFound(url);
+				return only("POST", async () => {
+					const body = parseObject(await readBody(req, MAX_BODY, started + options.readDeadlineMs));
+					if (body.status !== "open" && body.status !== "cancelled")
+						return apiError(400, "invalid_argument", "status must be open or cancelled", { field: "status" });
+					return json(await change("task.update_status", { ...body, task_id: id }));
+				});
 			case "transactions":
 				if (!id || tail !== "rollback") return notFound(url);
 				return only("POST", async () => {

@@ -53,6 +53,21 @@ export function overview(app) {
 				h("a", { href: "#/messages", title: q.id, text: excerpt(q.question_md, 90) }),
 			),
 		),
+		// Work the Architect proposed: nothing starts on it until the operator opens it.
+		...(s.tasks.some((t) => t.status === "proposed")
+			? [
+					h(
+						"li",
+						{},
+						pill("proposed"),
+						" ",
+						h("a", {
+							href: "#/tasks",
+							text: `${s.tasks.filter((t) => t.status === "proposed").length} proposed task(s) to open or cancel`,
+						}),
+					),
+				]
+			: []),
 		// What the autopilot cannot do on its own: a bound reached, a quorum no pool can meet.
 		...s.runs
 			.filter((r) => r.status === "active" && r.autopilot_note)

@@ -1,5 +1,6 @@
 // The work in progress: tasks (filtered by status, each body shown on demand), claims (expiring
 // soon, active, suspended) and the proposals list that leads to each proposal's detail.
+import { postJson } from "./api.js";
 import { h, idLink, markdown, pill, section, table, time } from "./dom.js";
 import { byNewest, count, OPEN_PROPOSAL, OPEN_WORK, proposalStatus, toggle, who } from "./parts.js";
 
@@ -55,6 +56,7 @@ export function tasks(app) {
 						["Risk", (t) => pill(t.risk, t.risk === "high" || t.risk === "critical" ? "bad" : "none")],
 						["Prio", (t) => t.priority, "num"],
 						["Updated", (t) => time(t.updated_at)],
+						["", (t) => (t.status === "proposed" ? proposedActions(app, t) : null)],
 					],
 					shown,
 					{
@@ -67,6 +69,50 @@ export function tasks(app) {
 			],
 			{ count: shown.length, id: "tasks" },
 		),
+	);
+}
+
+/** A task the Architect proposed: the operator opens it (the Chair then assigns and starts it) or cancels it. */
+function proposedActions(app, t) {
+	const decide = async (status) => {
+		app.ui.busy = t.id;
+		app.rerender();
+		try {
+			await postJson(`/api/tasks/${encodeURIComponent(t.id)}/status`, {
+				status,
+				expected_revision: t.revision,
+				idempotency_key: crypto.randomUUID(),
+			});
+			delete app.ui.flash[t.id];
+		} catch (err) {
+			app.ui.flash[t.id] = { ok: false, text: `Refused — ${err.message}` };
+		} finally {
+			app.ui.busy = null;
+			app.refresh();
+		}
+	};
+	const busy = app.ui.busy === t.id;
+	const refused = app.ui.flash[t.id];
+	return h(
+		"span",
+		{ class: "actions" },
+		refused ? h("span", { class: "flash flash-bad", role: "alert", text: refused.text }) : null,
+		h("button", {
+			type: "button",
+			class: "btn",
+			disabled: busy,
+			"data-key": `open:${t.id}`,
+			onclick: () => decide("open"),
+			text: "Open",
+		}),
+		" ",
+		h("button", {
+			type: "button",
+			class: "btn btn-quiet",
+			disabled: busy,
+			onclick: () => decide("cancelled"),
+			text: "Cancel",
+		}),
 	);
 }
 

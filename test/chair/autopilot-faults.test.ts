@@ -116,13 +116,13 @@ describe.skipIf(!sandboxed)("the autopilot's faults", () => {
 	}, 90_000);
 
 	test("a bound reached pauses launching and says why; run.stop stops launching and the run's sessions", async () => {
-		owned = await teamProject({ "slow.txt": "s\n", "slow2.txt": "t\n" }, (doc) => {
+		owned = await teamProject({ "hang.txt": "s\n", "hang2.txt": "t\n" }, (doc) => {
 			doc.setIn(["run", "max_sessions_total"], 1);
 		});
 		const root = owned.root;
 		await autopilotRun(root, "R-1");
-		await taskOn(root, "R-1", "T-1", "slow.txt", "implementer-1");
-		await taskOn(root, "R-1", "T-2", "slow2.txt", "implementer-2");
+		await taskOn(root, "R-1", "T-1", "hang.txt", "implementer-1");
+		await taskOn(root, "R-1", "T-2", "hang2.txt", "implementer-2");
 		const paused = await until(
 			async () => {
 				const r = await runOf(root, "R-1");

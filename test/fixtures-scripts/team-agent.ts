@@ -4,7 +4,8 @@
 //   bound to a run       (the Architect)   proposes a task of the run per file of TEAM_FILES
 //   bound to a task      (an implementer)  claims its task's file, appends a line to it in its
 //                                          workspace, and proposes that change (workspace.propose);
-//                                          a file named broken* it fails on, slow* it takes 4 s
+//                                          a file named broken* it fails on, slow* it takes 4 s,
+//                                          hang* it works on until stopped
 //   bound to a proposal  (any voter)       reads the proposal and approves it; a Tester first runs
 //                                          `sh check.sh` on it (test.run), Security first records
 //                                          its review (security.review)
@@ -72,6 +73,7 @@ if (proposal) {
 		process.exit(1);
 	}
 	if (file.startsWith("slow")) await Bun.sleep(4000);
+	if (file.startsWith("hang")) await new Promise(() => {}); // until it is stopped
 	await use("resource.claim", {
 		resource_type: "file",
 		resource_id: `file:${file}`,

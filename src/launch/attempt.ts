@@ -3,13 +3,14 @@
 // output kept as the transcript, its wall time, and what it exited with. The session it runs in,
 // with its capability, socket and workspace, outlives it (src/launch/launch.ts opens and closes it).
 
-import { accessSync, constants as fs, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { constants, homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { clientCommand, externalSessionId, resumePrompt } from "../adapters/index.ts";
 import { operatorTokens } from "../config/operator-token.ts";
 import { systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
+import { cannotStart, startTime } from "../os/process.ts";
 import { launchCommand, stdioCommand } from "../owner/self.ts";
 import { FORWARD_PORT, SANDBOX_FORWARD } from "../sandbox/forward.ts";
 import { homeInside, sandboxArgv, toolFolders } from "../sandbox/index.ts";
@@ -90,7 +91,12 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 	const argv = o.command ?? client.argv;
 	const homeIn = s.sandboxed ? homeInside() : homedir();
 	const env = agentEnv([...BASE_ENV, ...config.tests.env_allowlist, ...s.adapter.env], {});
-	const missing = commandMissing(argv[0] as string, env.PATH ?? "");
+	const command = argv[0] as string;
+	const missing =
+		cannotStart(command, root, env.PATH) &&
+		(command.includes("/")
+			? `the agent's command ${command} does not exist or is not executable`
+			: `the agent's command ${command} is not on PATH (${env.PATH ?? ""})`);
 	if (missing) return { code: 127, reason: missing, hopeless: true, durationMs: 0 };
 
 	let login: CopiedLogin | undefined;
@@ -261,21 +267,6 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 	}
 }
 
-/** Why `command` cannot run (not on PATH, not executable), or undefined when it can. */
-function commandMissing(command: string, path: string): string | undefined {
-	if (command.includes("/")) {
-		try {
-			accessSync(command, fs.X_OK);
-			return undefined;
-		} catch {
-			return `the agent's command ${command} does not exist or is not executable`;
-		}
-	}
-	return Bun.which(command, { PATH: path })
-		? undefined
-		: `the agent's command ${command} is not on PATH (${path})`;
-}
-
 /**
  * Watches the start of the agent's stdout for its CLI's conversation id (what a retry resumes) and
  * records the first one seen, unless it is the one this attempt resumed.
@@ -319,20 +310,6 @@ function capture(s: Opened, resumed: string | undefined): (chunk: Uint8Array) =>
 function recordPid(dir: string, pid: number): void {
 	const start = startTime(pid);
 	if (start !== undefined) writeFileSync(pidFile(dir), `${pid} ${start}\n`, { mode: 0o600 });
-}
-
-/**
- * A process's start time since boot (clock ticks), from /proc; undefined when it is gone, a zombie
- * included (it runs nothing; whoever inherited it reaps it when it does).
- */
-export function startTime(pid: number): string | undefined {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-		return fields[0] === "Z" ? undefined : fields[19];
-	} catch {
-		return undefined;
-	}
 }
 
 /** The agent's pid on the host: the child of the namespace's init that bwrap reported, or undefined. */

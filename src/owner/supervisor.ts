@@ -9,8 +9,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { systemContext } from "../context.ts";
 import { call } from "../dispatch.ts";
-import { type Outcome, pidFile, recordExit, runAttempt, startTime } from "../launch/attempt.ts";
+import { type Outcome, pidFile, recordExit, runAttempt } from "../launch/attempt.ts";
 import { closeLeftover, closeSession, type Opened, openSession, reopenSession } from "../launch/session.ts";
+import { startTime } from "../os/process.ts";
 import { sleep } from "../os/sleep.ts";
 import type { HeadlessSessions, Runtime } from "../runtime.ts";
 import { capabilityHash, lapsed } from "../sessions/capability.ts";

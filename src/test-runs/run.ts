@@ -10,6 +10,7 @@ import { type ReadScope, readRefusal } from "../domain/read-scope.ts";
 import { failedPrecondition, invalidArgument, ToolError } from "../errors.ts";
 import type { Done, Env, Key, Ticket } from "../handlers/env.ts";
 import { requireProposal, requireTask } from "../handlers/records.ts";
+import { cannotStart } from "../os/process.ts";
 import { patchPath } from "../patches.ts";
 import type { Args, Result } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
@@ -23,7 +24,7 @@ import { RUN_ID_VARIABLE, testEnv } from "./environment.ts";
 import { checkTestArguments } from "./inside.ts";
 import { RESULT_LOG_BYTES, summarize, tail, writeLog } from "./logs.ts";
 import { type ProcessResult, runProcess } from "./process.ts";
-import { cannotStart, chooseSandbox, type RunSandbox, signalOfExit, wrapCommand } from "./sandboxed.ts";
+import { chooseSandbox, type RunSandbox, signalOfExit, wrapCommand } from "./sandboxed.ts";
 import { PatchDoesNotApply, scratchCopy } from "./workdir.ts";
 
 const PROGRESS_EVERY_MS = 1000;

@@ -1,8 +1,6 @@
 // Which sandbox a test run gets (tests.sandbox), and its command wrapped in it. The probe runs once
 // per process: the owner runs it at start and logs the choice; a run records what it had.
-import { accessSync, constants as fs } from "node:fs";
 import { constants, homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
 import type { Config } from "../config/defaults.ts";
 import { failedPrecondition } from "../errors.ts";
 import { homeInside, sandboxArgv, sandboxHere, toolFolders } from "../sandbox/index.ts";
@@ -78,27 +76,6 @@ export function wrapCommand(
 	});
 	// The host's TMPDIR is out of reach inside: temporary files go to the private /tmp.
 	return { ...wrapped, env: { ...env, HOME: home, TMPDIR: "/tmp" } };
-}
-
-/**
- * Why the program cannot start, as Bun.spawn would say unsandboxed — bwrap itself would start and
- * report it as exit 1 — or undefined.
- */
-export function cannotStart(program: string, cwd: string, path: string | undefined): string | undefined {
-	const candidates = program.includes("/")
-		? [isAbsolute(program) ? program : join(cwd, program)]
-		: (path ?? "").split(":").map((d) => join(d || ".", program));
-	let denied = false;
-	for (const file of candidates) {
-		try {
-			accessSync(file, fs.X_OK);
-			return undefined;
-		} catch (err) {
-			if ((err as NodeJS.ErrnoException).code === "EACCES") denied = true;
-		}
-	}
-	const why = denied ? "EACCES: permission denied" : "ENOENT: no such file or directory";
-	return `cannot start ${program}: ${why}`;
 }
 
 const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));

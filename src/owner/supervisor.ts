@@ -47,32 +47,32 @@ export function headlessSessions(
 			const abort = new AbortController();
 			// Answers as soon as the session is minted; its folder, workspace and agent follow.
 			return new Promise<string>((resolve, reject) => {
-				let minted: (id: string) => void = () => {};
-				const work = new Promise<string>((r) => {
-					minted = r;
-				});
-				const opening = openSession(rt, {
+				const opening: Promise<Opened> = openSession(rt, {
 					agent: o.agent,
 					binding: o.binding,
 					...(o.adapter !== undefined && { adapter: o.adapter }),
 					...(o.prompt !== undefined && { prompt: o.prompt }),
 					log,
-					supervised: { signal: abort.signal, onSession: minted, serve },
+					supervised: {
+						signal: abort.signal,
+						serve,
+						// Called after the mint, inside openSession: `opening` stands by then.
+						onSession: (id) => {
+							resolve(id);
+							track(
+								id,
+								abort,
+								opening.then(
+									(opened) =>
+										supervise(opened, abort.signal, { number: 1, last: rt.config.sessions.max_attempts }),
+									// Set up failed after the mint (the session is closed): the caller only hears of it here.
+									(err: Error) => supervision(rt, id, { event: "gave_up", why: err.message }).then(() => {}),
+								),
+							);
+						},
+					},
 				});
 				opening.catch(reject);
-				void work.then((id) => {
-					resolve(id);
-					track(
-						id,
-						abort,
-						opening.then(
-							(opened) =>
-								supervise(opened, abort.signal, { number: 1, last: rt.config.sessions.max_attempts }),
-							// Set up failed after the mint (the session is closed): the caller only hears of it here.
-							(err: Error) => supervision(rt, id, { event: "gave_up", why: err.message }).then(() => {}),
-						),
-					);
-				});
 			});
 		},
 		stop(id) {

@@ -130,7 +130,6 @@ export async function launchSessions(
 			.sort((x, y) => rank(x.role.toLowerCase()) - rank(y.role.toLowerCase()));
 		// Enough for the quorum (votes cast, and sessions at work now), and each required role not yet approved.
 		let short = verdict.approvals_required - verdict.approvals - reviewing.length;
-		const wanted = pool;
 		// A quorum no pool of agents can meet is said once, and no voter is started for it in vain.
 		const noteKey = `autopilot.quorum_unreachable:${p.id}:${p.patch_revision}`;
 		if (verdict.approvals + reviewing.length + pool.length < verdict.approvals_required) {
@@ -142,7 +141,7 @@ export async function launchSessions(
 			}
 			continue;
 		}
-		for (const x of wanted) {
+		for (const x of pool) {
 			if (free <= 0) break;
 			const role = x.role.toLowerCase();
 			const needed = missing.includes(role) || short > 0;

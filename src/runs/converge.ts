@@ -20,7 +20,7 @@ export async function converge(tx: Tx, a: Args<"run.converge">, env: Env) {
 		proposals: Object.values(proposals).reduce((sum, n) => sum + n, 0),
 		activeProposals: (proposals.pending ?? 0) + (proposals.in_review ?? 0),
 		outstandingTurns: await tx.turns.countOutstanding(runId),
-		liveSessions: (await tx.sessions.live(now)).filter((s) => s.run_id === runId).length,
+		liveSessions: await tx.sessions.liveOfRun(runId, now),
 	});
 	let run = await tx.runs.ticked(runId, convergence, now);
 	const end = endOf(convergence);

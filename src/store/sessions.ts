@@ -303,6 +303,18 @@ export const sessionQueries = (c: Conn) => ({
 			.map((r) => ({ ...r, supervised: r.supervised === 1 }));
 	},
 
+	/** How many of a run's sessions stand at `now` (what keeps the run from converging): counted, not read. */
+	async liveOfRun(runId: string, now: string): Promise<number> {
+		return (
+			c.get<{ n: number }>(
+				`SELECT count(*) AS n FROM sessions WHERE run_id = ? AND status != 'ended' AND revoked_at IS NULL
+				 AND (expires_at IS NULL OR expires_at > ?)`,
+				runId,
+				now,
+			)?.n ?? 0
+		);
+	},
+
 	/** How many sessions the owner has run for a run (the autopilot's, and session.start's). */
 	async supervisedOfRun(runId: string): Promise<number> {
 		return (

@@ -63,3 +63,14 @@ export const taskOn = (root: string, run: string, id: string, file: string, agen
 /** The run `id` made active with the autopilot on, as `roundtable run --autopilot` opens it. */
 export const autopilotRun = (root: string, id: string) =>
 	operatorCall(root, "run.open", { run_id: id, autopilot: true });
+
+export interface RunState {
+	id: string;
+	status: string;
+	autopilot: string;
+	autopilot_note: string | null;
+}
+
+/** Run `id` as table.get_state shows it (status, autopilot, its note). */
+export const runOf = async (root: string, id: string): Promise<RunState | undefined> =>
+	((await operatorCall(root, "table.get_state", {})) as { runs: RunState[] }).runs.find((r) => r.id === id);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { MAIN, runCli, until } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall, startOwner } from "../_helpers/launch-helpers.ts";
-import { autopilotRun, events, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
+import { autopilotRun, events, runOf, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 
@@ -19,13 +19,6 @@ afterEach(async () => {
 	await owned?.owner.exited;
 	owned = undefined;
 });
-
-const runOf = async (root: string, id: string) =>
-	(
-		(await operatorCall(root, "table.get_state", {})) as {
-			runs: { id: string; status: string; autopilot: string; autopilot_note: string | null }[];
-		}
-	).runs.find((r) => r.id === id);
 
 const sessionsOf = async (root: string) =>
 	(

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
+import type { Document } from "yaml";
 import { defaultConfig } from "../../src/config/defaults.ts";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { runCli, tempDir, until } from "../_helpers/helpers.ts";
@@ -78,47 +79,62 @@ function team(request: string, n: number): Step | undefined {
 	return undefined;
 }
 
+/**
+ * A project whose Codex and Claude Code run their default headless forms against `model` (their
+ * only egress), the reviewers on Claude Code, `configure`'s edits on top; its owner holds the keys.
+ */
+function realTeam(
+	model: { url: string; port: number },
+	files: Record<string, string>,
+	configure: (doc: Document) => void,
+) {
+	return ownedProject(
+		tempDir("rt-autopilot-real-"),
+		files,
+		(doc) => {
+			doc.setIn(
+				["adapters", "codex", "headless"],
+				headless("codex", ["--ephemeral", ...codexProvider(model.url)]),
+			);
+			doc.setIn(["adapters", "claude", "headless"], headless("claude", ["--model", "scripted"]));
+			for (const cli of ["codex", "claude"])
+				doc.setIn(["adapters", cli, "egress"], [`http://127.0.0.1:${model.port}`]);
+			doc.setIn(["agents", "reviewers", "adapter"], "claude");
+			configure(doc);
+		},
+		{
+			...clientEnv(tempDir("rt-autopilot-home-")),
+			OPENAI_API_KEY: "scripted",
+			ANTHROPIC_API_KEY: "scripted",
+			ANTHROPIC_BASE_URL: model.url,
+		},
+	);
+}
+
+/** Run R-1 with the autopilot and a goal; once the Architect proposed two tasks, the operator opens them. */
+async function goalOpened(root: string) {
+	await operatorCall(root, "run.open", { run_id: "R-1", goal: "Leave a note in each file", autopilot: true });
+	const proposed = await until(
+		async () => {
+			const t = await tasksWith(root, "proposed");
+			return t.length === 2 && t;
+		},
+		120_000,
+		"Claude Code's two proposed tasks",
+	);
+	for (const t of proposed) expect((await runCli(["tasks", "open", t.id, "--root", root])).code).toBe(0);
+}
+
 describe.skipIf(!sandboxed)("the autopilot with the real CLIs", () => {
 	test("Claude Code proposes, the operator opens, Codex implements, Claude Code votes, the Chair applies, the run completes", async () => {
 		const model = serveModel(team);
 		try {
-			const egress = [`http://127.0.0.1:${model.port}`];
-			owned = await ownedProject(
-				tempDir("rt-autopilot-real-"),
-				{ "a.txt": "a\n", "b.txt": "b\n" },
-				(doc) => {
-					doc.setIn(
-						["adapters", "codex", "headless"],
-						headless("codex", ["--ephemeral", ...codexProvider(model.url)]),
-					);
-					doc.setIn(["adapters", "claude", "headless"], headless("claude", ["--model", "scripted"]));
-					for (const cli of ["codex", "claude"]) doc.setIn(["adapters", cli, "egress"], egress);
-					doc.setIn(["agents", "reviewers", "adapter"], "claude");
-					doc.setIn(["chair", "max_sessions"], 3);
-				},
-				{
-					...clientEnv(tempDir("rt-autopilot-home-")),
-					OPENAI_API_KEY: "scripted",
-					ANTHROPIC_API_KEY: "scripted",
-					ANTHROPIC_BASE_URL: model.url,
-				},
+			owned = await realTeam(model, { "a.txt": "a\n", "b.txt": "b\n" }, (doc) =>
+				doc.setIn(["chair", "max_sessions"], 3),
 			);
 			const root = owned.root;
 			const started = performance.now();
-			await operatorCall(root, "run.open", {
-				run_id: "R-1",
-				goal: "Leave a note in each file",
-				autopilot: true,
-			});
-			const proposed = await until(
-				async () => {
-					const t = await tasksWith(root, "proposed");
-					return t.length === 2 && t;
-				},
-				120_000,
-				"Claude Code's two proposed tasks",
-			);
-			for (const t of proposed) expect((await runCli(["tasks", "open", t.id, "--root", root])).code).toBe(0);
+			await goalOpened(root);
 			await until(
 				async () =>
 					((await operatorCall(root, "table.get_state", {})).runs as { id: string; status: string }[])[0]
@@ -218,29 +234,11 @@ describe.skipIf(!sandboxed)("the autopilot with the real CLIs", () => {
 			const model = serveModel(steps);
 			let browser: Browser | undefined;
 			try {
-				owned = await ownedProject(
-					tempDir("rt-autopilot-whole-"),
-					files,
-					(doc) => {
-						doc.setIn(
-							["adapters", "codex", "headless"],
-							headless("codex", ["--ephemeral", ...codexProvider(model.url)]),
-						);
-						doc.setIn(["adapters", "claude", "headless"], headless("claude", ["--model", "scripted"]));
-						for (const cli of ["codex", "claude"])
-							doc.setIn(["adapters", cli, "egress"], [`http://127.0.0.1:${model.port}`]);
-						doc.setIn(["agents", "reviewers", "adapter"], "claude");
-						doc.setIn(["chair", "max_sessions"], 4);
-						doc.setIn(["tests", "allowed_commands"], ["sh check.sh"]);
-						doc.setIn(["tests", "support_paths"], ["check.sh"]);
-					},
-					{
-						...clientEnv(tempDir("rt-autopilot-home-")),
-						OPENAI_API_KEY: "scripted",
-						ANTHROPIC_API_KEY: "scripted",
-						ANTHROPIC_BASE_URL: model.url,
-					},
-				);
+				owned = await realTeam(model, files, (doc) => {
+					doc.setIn(["chair", "max_sessions"], 4);
+					doc.setIn(["tests", "allowed_commands"], ["sh check.sh"]);
+					doc.setIn(["tests", "support_paths"], ["check.sh"]);
+				});
 				const root = owned.root;
 				const policy = join(root, "POLICIES.ROUNDTABLE.md");
 				writeFileSync(
@@ -249,21 +247,7 @@ describe.skipIf(!sandboxed)("the autopilot with the real CLIs", () => {
 				);
 				await Bun.sleep(1500); // the owner reloads the policy
 				const started = performance.now();
-				await operatorCall(root, "run.open", {
-					run_id: "R-1",
-					goal: "Leave a note in each file",
-					autopilot: true,
-				});
-				const proposed = await until(
-					async () => {
-						const t = await tasksWith(root, "proposed");
-						return t.length === 2 && t;
-					},
-					120_000,
-					"Claude Code's two proposed tasks",
-				);
-				for (const t of proposed)
-					expect((await runCli(["tasks", "open", t.id, "--root", root])).code).toBe(0);
+				await goalOpened(root);
 				// The risky one waits for a human: approved on the dashboard, in a real browser.
 				const token = readFileSync(join(root, ".roundtable/operator.token"), "utf8").trim();
 				browser = await launchBrowser();

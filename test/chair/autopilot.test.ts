@@ -11,12 +11,7 @@ import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { MAIN, runCli, until } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall } from "../_helpers/launch-helpers.ts";
-import { autopilotRun, events, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
-
-const runOf = async (root: string, id: string) =>
-	((await operatorCall(root, "table.get_state", {})) as { runs: { id: string; status: string }[] }).runs.find(
-		(r) => r.id === id,
-	)?.status;
+import { autopilotRun, events, runOf, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 
@@ -136,7 +131,11 @@ describe.skipIf(!sandboxed)("the autopilot", () => {
 			await Bun.sleep(1500); // the owner reloads the policy
 			await autopilotRun(at, "R-1");
 			await taskOn(at, "R-1", "T-1", "a.txt", "implementer-1");
-			await until(async () => (await runOf(at, "R-1")) === "completed", 60_000, "the run to complete");
+			await until(
+				async () => (await runOf(at, "R-1"))?.status === "completed",
+				60_000,
+				"the run to complete",
+			);
 			const launches = (await events(at)).filter((e) => e.type === "autopilot.launch").map((e) => e.payload);
 			const tester = launches.find((l) => l.agent_id === "tester-1");
 			expect(String(tester?.why)).toMatch(/needs a passing test run: no passing test run for revision 1/);
@@ -183,7 +182,11 @@ describe.skipIf(!sandboxed)("the autopilot", () => {
 			expect(
 				(await runCli(["approvals", "approve", "--approval", asked[0]?.id as string, "--root", at])).code,
 			).toBe(0);
-			await until(async () => (await runOf(at, "R-1")) === "completed", 60_000, "the run to complete");
+			await until(
+				async () => (await runOf(at, "R-1"))?.status === "completed",
+				60_000,
+				"the run to complete",
+			);
 			expect(readFileSync(join(at, "auth/notes.txt"), "utf8")).toBe("n\nnoted by T-1\n");
 			expect((await events(at)).filter((e) => e.type === "approval.requested")).toHaveLength(1);
 		} finally {

@@ -20,8 +20,12 @@ export class Stopper {
 	requested: NodeJS.Signals | "stop" | undefined;
 	private running: Running | undefined;
 
-	/** A stop signal to this process: to the agent running, else remembered. */
-	forward(signal: NodeJS.Signals): void {
+	/**
+	 * A stop signal to this process: to the agent running, else remembered. While the agent cannot
+	 * be told apart from its sandbox yet (bubblewrap's status not read), it is asked again every
+	 * 50 ms for 2 s before the signal goes to bubblewrap, which would end the agent unasked.
+	 */
+	forward(signal: NodeJS.Signals, tries = 40): void {
 		const r = this.running;
 		if (!r) {
 			this.requested ??= signal;
@@ -29,6 +33,7 @@ export class Stopper {
 		}
 		const agent = r.agent();
 		if (agent !== undefined) process.kill(agent, signal);
+		else if (tries > 0) setTimeout(() => this.running === r && this.forward(signal, tries - 1), 50);
 		else r.child.kill(signal);
 	}
 

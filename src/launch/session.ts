@@ -174,22 +174,41 @@ export async function openSession(rt: Runtime, o: LaunchOptions): Promise<Opened
 	if (choice.kind === "none" && config.sessions.sandbox === "required")
 		throw new LaunchError(`sessions.sandbox is required, but there is no sandbox here: ${choice.reason}`);
 	await ownerOf(root, o.log);
-	const capability = newCapability();
-	const ctx = operatorContext("cli");
-	const { session } = await call(
-		rt,
-		"session.mint",
-		{
-			agent_id: o.agent,
-			capability_sha256: capabilityHash(capability),
-			endpoint: true,
-			adapter: adapterName,
-			...o.binding,
-		},
-		ctx,
-	);
-	o.supervised?.onSession(session.id);
-	return prepare(rt, o, session, capability, ctx, choice);
+	// From before the session exists: a stop signal while it is minted or set up is remembered (no
+	// agent starts), never this process's death, which would leave the session open.
+	const stops = listen(o);
+	try {
+		const capability = newCapability();
+		const ctx = operatorContext("cli");
+		const { session } = await call(
+			rt,
+			"session.mint",
+			{
+				agent_id: o.agent,
+				capability_sha256: capabilityHash(capability),
+				endpoint: true,
+				adapter: adapterName,
+				...o.binding,
+			},
+			ctx,
+		);
+		o.supervised?.onSession(session.id);
+		return await prepare(rt, o, session, capability, ctx, choice, stops);
+	} catch (err) {
+		for (const [sig, h] of stops.handlers) process.off(sig, h);
+		throw err;
+	}
+}
+
+/** The stop of a launch: this process's stop signals, or for the owner's sessions its abort signal. */
+function listen(o: LaunchOptions): Pick<Opened, "stopper" | "handlers" | "atTerminal"> {
+	const atTerminal = Boolean(process.stdin.isTTY) && !o.supervised;
+	const stopper = new Stopper();
+	const stopSignals = ["SIGTERM", "SIGHUP", ...(atTerminal ? [] : ["SIGINT"])] as NodeJS.Signals[];
+	const handlers = o.supervised ? [] : stopSignals.map((sig) => [sig, () => stopper.forward(sig)] as const);
+	for (const [sig, h] of handlers) process.on(sig, h);
+	o.supervised?.signal.addEventListener("abort", () => stopper.end("stop"), { once: true });
+	return { stopper, handlers, atTerminal };
 }
 
 const sandboxChoice = (rt: Runtime): SandboxChoice =>
@@ -210,6 +229,7 @@ export async function reopenSession(rt: Runtime, session: SessionRow, o: LaunchO
 		newCapability(),
 		operatorContext("cli"),
 		choice,
+		listen(o),
 	);
 }
 
@@ -220,18 +240,15 @@ async function prepare(
 	capability: string,
 	ctx: CallContext,
 	choice: SandboxChoice,
+	stops: Pick<Opened, "stopper" | "handlers" | "atTerminal">,
 ): Promise<Opened> {
 	const { root, config } = rt;
 	const adapterName = session.adapter;
 	const adapter = config.adapters[adapterName];
-	if (!adapter)
+	if (!adapter) {
+		for (const [sig, h] of stops.handlers) process.off(sig, h);
 		throw new LaunchError(`session ${session.id}'s adapter ${adapterName} is no longer configured`);
-	const atTerminal = Boolean(process.stdin.isTTY) && !o.supervised;
-	const stopper = new Stopper();
-	const stopSignals = ["SIGTERM", "SIGHUP", ...(atTerminal ? [] : ["SIGINT"])] as NodeJS.Signals[];
-	const handlers = o.supervised ? [] : stopSignals.map((sig) => [sig, () => stopper.forward(sig)] as const);
-	for (const [sig, h] of handlers) process.on(sig, h);
-	o.supervised?.signal.addEventListener("abort", () => stopper.end("stop"), { once: true });
+	}
 	const opened: Opened = {
 		rt,
 		o,
@@ -247,9 +264,7 @@ async function prepare(
 		ws: undefined,
 		workspace: "",
 		home: agentStateDir(root, session),
-		atTerminal,
-		stopper,
-		handlers,
+		...stops,
 	};
 	try {
 		privateDir(opened.dir);

@@ -70,7 +70,7 @@ const COMMANDS: Command[] = [
 	{
 		name: "run",
 		usage:
-			"roundtable run [--run ID] [--goal TEXT] [--resume] [--autopilot] [--headless] [--interval 1s] [--max-iterations N]",
+			"roundtable run [--run ID] [--goal TEXT] [--scope PATH,…] [--resume] [--autopilot] [--headless] [--interval 1s] [--max-iterations N]",
 		summary:
 			"Create a run (or continue an active one; --resume makes an ended one active again) and drive it. With a live `roundtable start` owner, its Chair ticks the run; otherwise this process is the owner (HTTP, socket, Chair) while it runs. --headless ticks N times (default 1), prints where the run stands and exits 0; interactive shows a live terminal view until q or Ctrl-C.",
 		flags: {
@@ -80,6 +80,11 @@ const COMMANDS: Command[] = [
 				help: "the run (default: a new RUN- id; with --resume, the latest run)",
 			},
 			goal: { kind: "string", value: "TEXT", help: "what the run is for" },
+			scope: {
+				kind: "string",
+				value: "PATH,…",
+				help: "the folders and files the run's work lies in, comma-separated (default: the whole repository); the Architect's tasks read only inside them",
+			},
 			resume: { kind: "boolean", help: "make an ended run active again" },
 			autopilot: {
 				kind: "boolean",

@@ -22,7 +22,13 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
 const summary = (run: RunRecord) =>
-	`run ${run.id} ${run.status} after ${run.ticks} tick${run.ticks === 1 ? "" : "s"}: ${run.convergence ?? "not ticked yet"}`;
+	`run ${run.id} ${run.status} after ${run.ticks} tick${run.ticks === 1 ? "" : "s"}: ${run.convergence ?? "not ticked yet"}${sessionsNote(run)}`;
+
+/** What the run's sessions came to, when it had any. */
+const sessionsNote = (run: RunRecord) =>
+	run.sessions_started === 0
+		? ""
+		: `; ${run.sessions_started} session${run.sessions_started === 1 ? "" : "s"} (${run.sessions_live} live, ${run.sessions_failed} failed, ${run.sessions_given_up} given up)`;
 
 /** Headless, after the summary: the open peer questions, as the view lists them (nothing when none). */
 async function printOpenQuestions(rt: Runtime): Promise<void> {
@@ -95,6 +101,12 @@ export const run: CommandRun = {
 				{
 					...(flags.run !== undefined && { run_id: flags.run }),
 					...(flags.goal !== undefined && { goal: flags.goal }),
+					...(flags.scope !== undefined && {
+						scope: String(flags.scope)
+							.split(",")
+							.map((p) => p.trim())
+							.filter(Boolean),
+					}),
 					...(flags.resume === true && { resume: true }),
 					...(autopilot && { autopilot: true }),
 				},

@@ -51,9 +51,9 @@ function namesSensitive(segment: string): string | undefined {
 }
 
 /** Normalizes each pattern or throws invalid_argument naming the offending entry. */
-export function checkReadablePaths(patterns: readonly string[]): string[] {
+export function checkReadablePaths(patterns: readonly string[], name = "readable_paths"): string[] {
 	return patterns.map((raw, i) => {
-		const field = `readable_paths[${i}]`;
+		const field = `${name}[${i}]`;
 		const refuse = (why: string) => {
 			throw invalidArgument(`${field} '${raw}' is refused: ${why}`, { field });
 		};
@@ -73,4 +73,31 @@ export function checkReadablePaths(patterns: readonly string[]): string[] {
 		}
 		return pattern;
 	});
+}
+
+/**
+ * A run's scope: folders or files (no globs, so what lies inside one is exact), each as a readable
+ * path must be.
+ */
+export function checkScope(paths: readonly string[]): string[] {
+	return checkReadablePaths(paths, "scope").map((p, i) => {
+		if (p.split("/").some(hasGlob))
+			throw invalidArgument(`scope[${i}] '${p}' is refused: a scope names folders or files, not globs`, {
+				field: `scope[${i}]`,
+			});
+		return p.replace(/\/+$/, "");
+	});
+}
+
+/**
+ * Whether everything a readable path or glob can match lies inside the scope (empty: the whole
+ * repository): its part before the first wildcard segment is one of the scope's folders or files, or
+ * below one. `src/*.ts` and `src/lib` are inside `src`; `*.ts` and `src*` are inside no folder.
+ */
+export function insideScope(pattern: string, scope: readonly string[]): boolean {
+	if (scope.length === 0) return true;
+	const segments = pattern.replace(/\/+$/, "").split("/");
+	const wild = segments.findIndex(hasGlob);
+	const fixed = (wild === -1 ? segments : segments.slice(0, wild)).join("/");
+	return fixed !== "" && scope.some((s) => fixed === s || fixed.startsWith(`${s}/`));
 }

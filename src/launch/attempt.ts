@@ -48,6 +48,8 @@ export interface Outcome {
 	reason: string;
 	/** Roundtable ended it: session.stop, or the wall time. */
 	endedBy?: "stop" | "wall time" | undefined;
+	/** A stop ended it (session.stop, run.stop, a stop signal to the launcher): not its own failure. */
+	stopped?: boolean;
 	/** Nothing ran, and another attempt would fare no better (its command is missing). */
 	hopeless?: boolean;
 	durationMs: number;
@@ -173,6 +175,7 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 				code: 128 + (signalNumber(stopper.requested === "stop" ? "SIGTERM" : stopper.requested) ?? 0),
 				reason: `stopped${stopper.requested === "stop" ? "" : ` by ${stopper.requested}`} before the agent started`,
 				endedBy: stopper.requested === "stop" ? "stop" : undefined,
+				stopped: true,
 				durationMs: 0,
 			};
 		}
@@ -259,7 +262,8 @@ export async function runAttempt(s: Opened, a: Attempt): Promise<Outcome> {
 					: signal
 						? `killed by ${signal}`
 						: `exit ${agentProcess.exitCode}`;
-		return { code, reason, endedBy, durationMs: Date.now() - started };
+		const stopped = endedBy === "stop" || (endedBy === undefined && stopper.requested !== undefined);
+		return { code, reason, endedBy, stopped, durationMs: Date.now() - started };
 	} finally {
 		transcript?.close();
 		proxy?.close();
@@ -343,6 +347,7 @@ export async function recordExit(
 			duration_ms: outcome.durationMs,
 			why: outcome.reason,
 			...(interrupted && { interrupted }),
+			...(outcome.stopped && { stopped: true }),
 		},
 		systemContext(),
 	).catch((err) =>

@@ -48,6 +48,17 @@ function rules(root: string): string | undefined {
 	return `${cut.slice(0, Math.max(0, cut.lastIndexOf("\n")))}\n[… the rest of AGENTS.ROUNDTABLE.md is in the repository]`;
 }
 
+/** A session bound to a run: the run, its goal, and the scope its tasks' readable paths keep to. */
+async function runLine(rt: Runtime, runId: string): Promise<string> {
+	const run = await rt.store.withTransaction("read", (tx) => tx.runs.get(runId));
+	const g = run?.goal.trim() ?? "";
+	const goal = g ? ` Its goal: ${g}${/[.!?]$/.test(g) ? "" : "."}` : "";
+	const scope = run?.scope.length
+		? ` Its scope (every task's readable_paths stay inside it): ${run.scope.join(", ")}.`
+		: "";
+	return `You work on run ${runId}.${goal}${scope}`;
+}
+
 /** The first message of a headless session (a fresh start of its agent). */
 export async function headlessPrompt(
 	rt: Runtime,
@@ -61,7 +72,7 @@ export async function headlessPrompt(
 		: session.proposal_id
 			? `You are here for proposal ${session.proposal_id}.`
 			: session.run_id
-				? `You work on run ${session.run_id}.`
+				? await runLine(rt, session.run_id)
 				: "";
 	const how = sandboxed
 		? session.task_id

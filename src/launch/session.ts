@@ -205,7 +205,7 @@ function listen(o: LaunchOptions): Pick<Opened, "stopper" | "handlers" | "atTerm
 	const atTerminal = Boolean(process.stdin.isTTY) && !o.supervised;
 	const stopper = new Stopper();
 	const stopSignals = ["SIGTERM", "SIGHUP", ...(atTerminal ? [] : ["SIGINT"])] as NodeJS.Signals[];
-	const handlers = o.supervised ? [] : stopSignals.map((sig) => [sig, () => stopper.forward(sig)] as const);
+	const handlers = o.supervised ? [] : stopSignals.map((sig) => [sig, () => stopper.signal(sig)] as const);
 	for (const [sig, h] of handlers) process.on(sig, h);
 	o.supervised?.signal.addEventListener("abort", () => stopper.end("stop"), { once: true });
 	return { stopper, handlers, atTerminal };

@@ -16,21 +16,24 @@ interface Running {
 }
 
 export class Stopper {
-	/** A stop asked for before an agent ran (a signal, or session.stop): no agent starts after it. */
+	/** A stop asked for (a signal, or session.stop): no agent starts after it. */
 	requested: NodeJS.Signals | "stop" | undefined;
 	private running: Running | undefined;
 
+	/** A stop signal to this process: to the agent running, and no agent starts after it. */
+	signal(signal: NodeJS.Signals): void {
+		this.requested ??= signal;
+		this.forward(signal);
+	}
+
 	/**
-	 * A stop signal to this process: to the agent running, else remembered. While the agent cannot
-	 * be told apart from its sandbox yet (bubblewrap's status not read), it is asked again every
-	 * 50 ms for 2 s before the signal goes to bubblewrap, which would end the agent unasked.
+	 * A signal to the agent running, if one is. While the agent cannot be told apart from its
+	 * sandbox yet (bubblewrap's status not read), it is asked again every 50 ms for 2 s before the
+	 * signal goes to bubblewrap, which would end the agent unasked.
 	 */
-	forward(signal: NodeJS.Signals, tries = 40): void {
+	private forward(signal: NodeJS.Signals, tries = 40): void {
 		const r = this.running;
-		if (!r) {
-			this.requested ??= signal;
-			return;
-		}
+		if (!r) return;
 		const agent = r.agent();
 		if (agent !== undefined) process.kill(agent, signal);
 		else if (tries > 0) setTimeout(() => this.running === r && this.forward(signal, tries - 1), 50);

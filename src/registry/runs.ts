@@ -19,12 +19,19 @@ export const runTools = [
 		title: "Open a run",
 		description: "Create a run, continue an active one, or resume an ended one.",
 		details:
-			"Create a run (active; `run_id` default a new RUN- id), continue an active one (its goal updated when one is given), or with `resume` make an ended one active again (without `run_id`: the latest run). An ended run without `resume` is `failed_precondition`, so a typo never revives one. A `run.created`, `run.updated` or `run.resumed` event. `autopilot` turns the Chair's launching of the run's sessions on or off (a `run.autopilot` event when it changes; on again after a pause).",
+			"Create a run (active; `run_id` default a new RUN- id), continue an active one (its goal updated when one is given), or with `resume` make an ended one active again (without `run_id`: the latest run). An ended run without `resume` is `failed_precondition`, so a typo never revives one. A `run.created`, `run.updated` or `run.resumed` event. `autopilot` turns the Chair's launching of the run's sessions on or off (a `run.autopilot` event when it changes; on again after a pause). `scope` names the folders and files the run's work lies in (default: the whole repository): the Architect's tasks keep their readable_paths inside it.",
 		args: () =>
-			type({ "run_id?": callerId, "goal?": "string", "resume?": "boolean", "autopilot?": "boolean" }),
+			type({
+				"run_id?": callerId,
+				"goal?": "string",
+				"scope?": nonBlank.array().atMostLength(100),
+				"resume?": "boolean",
+				"autopilot?": "boolean",
+			}),
 		argDocs: {
 			run_id: "The run (default a new id; with resume, the latest).",
 			goal: "What the run is for.",
+			scope: "Folders and files its work lies in (default all).",
 			resume: "Make an ended run active again.",
 			autopilot: "The Chair starts its sessions (true) or not (false); default as it was.",
 			idempotency_key: "Opens once on retry.",

@@ -364,7 +364,7 @@ export const sessionTools = [
 		description:
 			"Record what happened to a launched session's agent process (the launcher and the owner call it).",
 		details:
-			"`started`: its agent starts (attempt `attempt`; `supervised` for the owner's headless sessions, with the operator's `prompt`; after the owner's restart a new `capability_sha256`), a `session.started` event. `exited`: its agent ended with `status` after `duration_ms` (`interrupted` when the owner died under it), a `session.exited` event. `retrying`: it starts again after `delay_ms`, a `session.retrying` event. `gave_up`: it is not started again, a `session.gave_up` event saying `why`. `captured`: its CLI named its own conversation `external_session_id` (what a retry resumes); no event.",
+			"`started`: its agent starts (attempt `attempt`; `supervised` for the owner's headless sessions, with the operator's `prompt`; after the owner's restart a new `capability_sha256`), a `session.started` event. `exited`: its agent ended with `status` after `duration_ms` (`interrupted` when the owner died under it; `stopped` when a stop ended it: session.stop, run.stop, a stop signal to its launcher), a `session.exited` event; the session's `outcome` becomes `succeeded` (status 0), `stopped` or `failed`. `retrying`: it starts again after `delay_ms`, a `session.retrying` event. `gave_up`: it is not started again (`outcome` `gave_up`), a `session.gave_up` event saying `why`. `captured`: its CLI named its own conversation `external_session_id` (what a retry resumes); no event.",
 		args: () =>
 			type({
 				session_id: callerId,
@@ -376,6 +376,7 @@ export const sessionTools = [
 				"status?": "-1 <= number.integer <= 255",
 				"duration_ms?": "0 <= number.integer <= 9007199254740991",
 				"interrupted?": "boolean",
+				"stopped?": "boolean",
 				"delay_ms?": "0 <= number.integer <= 86400000",
 				"why?": nonBlank,
 				"external_session_id?": callerId,
@@ -390,6 +391,7 @@ export const sessionTools = [
 			status: "The agent's exit status (-1: it never ran).",
 			duration_ms: "How long the attempt ran.",
 			interrupted: "The owner died under it.",
+			stopped: "A stop ended it (session.stop, run.stop, a stop signal), not a failure of its own.",
 			delay_ms: "How long until the next attempt.",
 			why: "Why it gave up, or why it is retried.",
 			external_session_id: "The CLI's own conversation id.",

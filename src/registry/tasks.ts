@@ -14,14 +14,14 @@ export const taskTools = [
 		family: "tasks",
 		access: {
 			Chair: { bound: "run", needs: ["run_id"], only: { readable_paths: [] } },
-			Architect: { bound: "run", needs: ["run_id"] },
+			Architect: { bound: "run", needs: ["run_id"], inRunScope: ["readable_paths"] },
 		},
 		ownId: "task_id",
 		title: "Create a task",
 		description:
 			"Create an open task to hand out work. Next: the assignee reads it with task.get and claims with resource.claim.",
 		details:
-			"Create a task (status `open`). Optionally assign it, attach it to a run, and list the repository paths its assignee may read. The Architect, bound to a run, creates tasks of that run `proposed`: the operator opens or cancels them (task.update_status), and nothing starts on one until it is open.",
+			"Create a task (status `open`). Optionally assign it, attach it to a run, and list the repository paths its assignee may read. The Architect, bound to a run, creates tasks of that run `proposed`, their readable_paths inside the run's scope (run.open): the operator opens or cancels them (task.update_status), and nothing starts on one until it is open.",
 		args: () =>
 			type({
 				title: nonBlank,

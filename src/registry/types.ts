@@ -49,6 +49,8 @@ export interface Grant {
 	needs?: readonly string[];
 	/** The values the role may give an argument; none listed: it may not give that argument at all. */
 	only?: Readonly<Record<string, readonly (string | boolean)[]>>;
+	/** Arguments (lists of readable paths or globs) that must lie inside the scope of the run it is bound to. */
+	inRunScope?: readonly string[];
 }
 
 /**

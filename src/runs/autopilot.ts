@@ -117,7 +117,9 @@ export async function launchSessions(
 		const evidence: DecisionEvidence = await gatherDecisionEvidence(tx, p, agents);
 		const input = evaluationInput(evidence, inputs.parsed);
 		const verdict = evaluate(inputs.policy, input);
-		const voted = new Set(evidence.votes.map((v) => v.agent_id));
+		// Who voted, and whose session for it was given up (started again, it would fare no better).
+		const gaveUp = await tx.sessions.gaveUpOn(p.id);
+		const voted = new Set([...evidence.votes.map((v) => v.agent_id), ...gaveUp]);
 		const reviewing = live.filter((s) => s.proposal_id === p.id).map((s) => s.agent_id);
 		// Who may vote on it: any voting role but its author and who voted; the roles the policy asks
 		// to review it first (each required role not yet approved before all), then the others, so the
@@ -134,7 +136,8 @@ export async function launchSessions(
 		const noteKey = `autopilot.quorum_unreachable:${p.id}:${p.patch_revision}`;
 		if (verdict.approvals + reviewing.length + pool.length < verdict.approvals_required) {
 			if ((await tx.chairState.get(noteKey)) === undefined) {
-				const why = `proposal ${p.id} needs ${verdict.approvals_required} approvals, and only ${verdict.approvals + reviewing.length + pool.length} agents could give one: add reviewers (agents.reviewers.count) or lower the quorum`;
+				const lost = gaveUp.length > 0 ? ` (${gaveUp.join(", ")} gave up on it)` : "";
+				const why = `proposal ${p.id} needs ${verdict.approvals_required} approvals, and only ${verdict.approvals + reviewing.length + pool.length} agents could give one${lost}: add reviewers (agents.reviewers.count) or lower the quorum`;
 				await tx.chairState.set(noteKey, now);
 				run = await tx.runs.setAutopilot(run.id, run.autopilot === "off" ? "off" : "on", why, now);
 				await event("autopilot.quorum_unreachable", { run_id: run.id, proposal_id: p.id, why }, p.task_id);

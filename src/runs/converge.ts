@@ -15,14 +15,16 @@ export async function converge(tx: Tx, a: Args<"run.converge">, env: Env) {
 	const current = await requireRun(tx, runId);
 	if (current.status !== "active") return { convergence: "run_not_active" as const, run: current };
 	const proposals = await tx.proposals.statusCounts(runId);
+	const tasks = await tx.tasks.statusCounts(runId);
+	const sessions = await tx.sessions.countsOfRun(runId, now);
 	const convergence = convergenceOf({
-		tasks: await tx.tasks.statusCounts(runId),
+		tasks,
 		proposals: Object.values(proposals).reduce((sum, n) => sum + n, 0),
 		activeProposals: (proposals.pending ?? 0) + (proposals.in_review ?? 0),
 		outstandingTurns: await tx.turns.countOutstanding(runId),
-		liveSessions: await tx.sessions.liveOfRun(runId, now),
+		liveSessions: sessions.live,
 	});
-	let run = await tx.runs.ticked(runId, convergence, now);
+	let run = await tx.runs.ticked(runId, convergence, sessions, now);
 	const end = endOf(convergence);
 	if (end) {
 		run = await tx.runs.finish(runId, end, now);
@@ -31,7 +33,8 @@ export async function converge(tx: Tx, a: Args<"run.converge">, env: Env) {
 				type: `orchestrator.${end}`,
 				actor_id: actorId(env.ctx),
 				run_id: runId,
-				payload: { iterations: run.ticks, reason: convergence },
+				// What the run leaves: its tasks by status, and its sessions (how many failed or were given up).
+				payload: { iterations: run.ticks, reason: convergence, tasks, sessions },
 			},
 			now,
 		);

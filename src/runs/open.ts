@@ -1,6 +1,7 @@
 // run.open, the operator's: creates a run, continues the active one, or (only with resume) makes an
 // ended one active again, with the event that says which.
 import { actorId } from "../context.ts";
+import { checkScope } from "../domain/paths.ts";
 import { failedPrecondition, notFound } from "../errors.ts";
 import type { Env } from "../handlers/env.ts";
 import type { Args } from "../registry/index.ts";
@@ -21,19 +22,23 @@ export async function open(tx: Tx, a: Args<"run.open">, env: Env) {
 			? notFound(`run ${a.run_id} not found`, { run_id: a.run_id })
 			: notFound("there is no run to resume");
 	}
+	const scope = a.scope === undefined ? undefined : checkScope(a.scope);
 	let run: RunRecord;
 	let action: "created" | "continued" | "resumed";
 	if (!existing) {
-		run = await tx.runs.insert({ id: a.run_id ?? mintId("run"), goal: a.goal ?? "", status: "active" }, now);
+		run = await tx.runs.insert(
+			{ id: a.run_id ?? mintId("run"), goal: a.goal ?? "", status: "active", scope: scope ?? [] },
+			now,
+		);
 		action = "created";
 	} else if (existing.status === "active") {
-		run =
-			a.goal !== undefined && a.goal !== existing.goal
-				? await tx.runs.reactivate(existing.id, a.goal, now)
-				: existing;
+		const changed =
+			(a.goal !== undefined && a.goal !== existing.goal) ||
+			(scope !== undefined && JSON.stringify(scope) !== JSON.stringify(existing.scope));
+		run = changed ? await tx.runs.reactivate(existing.id, a.goal, scope, now) : existing;
 		action = "continued";
 	} else if (a.resume) {
-		run = await tx.runs.reactivate(existing.id, a.goal, now);
+		run = await tx.runs.reactivate(existing.id, a.goal, scope, now);
 		action = "resumed";
 	} else {
 		throw failedPrecondition(
@@ -50,7 +55,7 @@ export async function open(tx: Tx, a: Args<"run.open">, env: Env) {
 				type: `run.${action === "continued" ? "updated" : action}`,
 				actor_id: actorId(env.ctx),
 				run_id: run.id,
-				payload: { run_id: run.id, goal: run.goal, status: run.status },
+				payload: { run_id: run.id, goal: run.goal, scope: run.scope, status: run.status },
 			},
 			now,
 		);

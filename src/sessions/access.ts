@@ -5,6 +5,7 @@
 // call may show. Refusals are permission_denied (or unauthenticated for a capability that lapsed).
 import type { AgentPrincipal } from "../context.ts";
 import { parseCanonicalId } from "../domain/claims.ts";
+import { checkReadablePaths, insideScope } from "../domain/paths.ts";
 import type { ReadScope } from "../domain/read-scope.ts";
 import { readRefusal } from "../domain/read-scope.ts";
 import { echo } from "../domain/text.ts";
@@ -162,6 +163,28 @@ function checkGrant(tool: Tool, grant: Grant, args: Record<string, unknown>, rol
 	}
 }
 
+/** Each path or glob of `fields` lies inside the bound run's scope (what a role may ask to be read). */
+async function checkRunScope(
+	tx: Tx,
+	fields: readonly string[],
+	args: Record<string, unknown>,
+	runId: string,
+) {
+	const run = await tx.runs.get(runId);
+	const scope = run?.scope ?? [];
+	for (const field of fields) {
+		const given = args[field];
+		if (!Array.isArray(given)) continue;
+		checkReadablePaths(given as string[], field).forEach((p, i) => {
+			if (!insideScope(p, scope))
+				throw deny(
+					`${field}[${i}] ${echo(p)} is outside run ${runId}'s scope (${scope.join(", ")}): name folders, files or globs below one of them`,
+					{ field: `${field}[${i}]`, scope },
+				);
+		});
+	}
+}
+
 /** The path a claim on a file, directory or symbol names, repo-relative; undefined for other resources. */
 function claimedPath(args: Record<string, unknown>): string | undefined {
 	if (!["file", "directory", "symbol"].includes(args.resource_type as string)) return undefined;
@@ -218,6 +241,7 @@ export async function authorize(
 		if (typeof value !== "string" || field === tool.ownId) continue;
 		await scope[kind](field, value);
 	}
+	if (grant.inRunScope && bound.run !== null) await checkRunScope(tx, grant.inRunScope, args, bound.run);
 
 	return { args, reads: await readScope(tx, tool, args, session, proposal, now) };
 }

@@ -40,6 +40,7 @@ export async function supervision(tx: Tx, a: Args<"session.supervision">, env: E
 				},
 				now,
 			);
+			if (session.outcome !== null) session = await tx.sessions.setOutcome(session.id, null, now);
 			await event("session.started", {
 				attempt,
 				supervised: a.supervised ?? false,
@@ -50,12 +51,19 @@ export async function supervision(tx: Tx, a: Args<"session.supervision">, env: E
 			break;
 		}
 		case "exited": {
+			const status = need(a.status, "status", "exited");
 			if (a.interrupted) session = await tx.sessions.interrupt(session.id, now);
+			session = await tx.sessions.setOutcome(
+				session.id,
+				a.stopped ? "stopped" : status === 0 ? "succeeded" : "failed",
+				now,
+			);
 			await event("session.exited", {
 				attempt: need(a.attempt, "attempt", "exited"),
-				status: need(a.status, "status", "exited"),
+				status,
 				duration_ms: need(a.duration_ms, "duration_ms", "exited"),
 				interrupted: a.interrupted ?? false,
+				stopped: a.stopped ?? false,
 				...(a.why !== undefined && { reason: a.why }),
 			});
 			break;
@@ -68,6 +76,7 @@ export async function supervision(tx: Tx, a: Args<"session.supervision">, env: E
 			});
 			break;
 		case "gave_up":
+			session = await tx.sessions.setOutcome(session.id, "gave_up", now);
 			await event("session.gave_up", { attempts: session.attempt, why: need(a.why, "why", "gave_up") });
 			break;
 		case "captured": {

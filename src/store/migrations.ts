@@ -777,4 +777,21 @@ ALTER TABLE runs ADD COLUMN autopilot TEXT NOT NULL DEFAULT 'off' CHECK (autopil
 ALTER TABLE runs ADD COLUMN autopilot_note TEXT;
 `,
 	},
+	{
+		version: 21,
+		name: "a run's scope, and how its sessions ended",
+		sql: `
+-- scope: JSON [path or glob] the run's work may read; the Architect's proposed tasks keep their
+-- readable_paths inside it. '[]': the whole repository (what readable_paths may name at all).
+ALTER TABLE runs ADD COLUMN scope TEXT NOT NULL DEFAULT '[]';
+-- How many sessions the run has had, and of them still live, failed (their agent's last exit was
+-- not 0 and nobody stopped it) and given up (the owner stopped retrying): counted by each tick.
+ALTER TABLE runs ADD COLUMN sessions_started INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN sessions_live INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN sessions_failed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN sessions_given_up INTEGER NOT NULL DEFAULT 0;
+-- outcome: how its agent last ended (NULL while none has, or while a retry runs).
+ALTER TABLE sessions ADD COLUMN outcome TEXT CHECK (outcome IN ('succeeded', 'failed', 'stopped', 'gave_up'));
+`,
+	},
 ];

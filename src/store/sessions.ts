@@ -1,4 +1,4 @@
-import type { SessionStatus } from "../vocabulary/statuses.ts";
+import type { SessionOutcome, SessionStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
 
 /** A closed session's unproposed changes: a stored patch and the files it changes. */
@@ -31,13 +31,15 @@ export interface SessionRow {
 	/** How many times its agent was started, and how many of those the owner's death cut short. */
 	attempt: number;
 	interrupted: number;
+	/** How its agent last ended; null while none has, or while a retry runs. */
+	outcome: SessionOutcome | null;
 	revision: number;
 	created_at: string;
 	updated_at: string;
 }
 
 const COLUMNS =
-	"id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd, mcp_socket, status, started_at, last_seen_at, ended_at, role, task_id, proposal_id, expires_at, revoked_at, attempt, interrupted, revision, created_at, updated_at";
+	"id, agent_id, run_id, adapter, provider, model, external_session_id, resume_command, cwd, mcp_socket, status, started_at, last_seen_at, ended_at, role, task_id, proposal_id, expires_at, revoked_at, attempt, interrupted, outcome, revision, created_at, updated_at";
 
 /** What minting a session records besides a registered session's fields. */
 export interface MintFields {
@@ -243,6 +245,43 @@ export const sessionQueries = (c: Conn) => ({
 		) as SessionRow;
 	},
 
+	/** How its agent ended: set at each exit and when the owner gives up; cleared when it starts again. */
+	async setOutcome(id: string, outcome: SessionOutcome | null, now: string): Promise<SessionRow> {
+		return c.get<SessionRow>(
+			`UPDATE sessions SET outcome = ?, revision = revision + 1, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`,
+			outcome,
+			now,
+			id,
+		) as SessionRow;
+	},
+
+	/** A run's sessions: how many it had, how many are live, and how many ended failed or given up. */
+	async countsOfRun(
+		runId: string,
+		now: string,
+	): Promise<{ started: number; live: number; failed: number; given_up: number }> {
+		const r = c.get<{ started: number; live: number; failed: number; given_up: number }>(
+			`SELECT count(*) AS started,
+			 coalesce(sum(status != 'ended' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)), 0) AS live,
+			 coalesce(sum(status = 'ended' AND outcome = 'failed'), 0) AS failed,
+			 coalesce(sum(outcome = 'gave_up'), 0) AS given_up
+			 FROM sessions WHERE run_id = ?`,
+			now,
+			runId,
+		);
+		return r ?? { started: 0, live: 0, failed: 0, given_up: 0 };
+	},
+
+	/** The agents whose sessions for a proposal were given up: not started for it again. */
+	async gaveUpOn(proposalId: string): Promise<string[]> {
+		return c
+			.all<{ agent_id: string }>(
+				"SELECT DISTINCT agent_id FROM sessions WHERE proposal_id = ? AND outcome = 'gave_up'",
+				proposalId,
+			)
+			.map((r) => r.agent_id);
+	},
+
 	/** An attempt the owner's death cut short. */
 	async interrupt(id: string, now: string): Promise<SessionRow> {
 		return c.get<SessionRow>(
@@ -301,18 +340,6 @@ export const sessionQueries = (c: Conn) => ({
 				now,
 			)
 			.map((r) => ({ ...r, supervised: r.supervised === 1 }));
-	},
-
-	/** How many of a run's sessions stand at `now` (what keeps the run from converging): counted, not read. */
-	async liveOfRun(runId: string, now: string): Promise<number> {
-		return (
-			c.get<{ n: number }>(
-				`SELECT count(*) AS n FROM sessions WHERE run_id = ? AND status != 'ended' AND revoked_at IS NULL
-				 AND (expires_at IS NULL OR expires_at > ?)`,
-				runId,
-				now,
-			)?.n ?? 0
-		);
 	},
 
 	/** How many sessions the owner has run for a run (the autopilot's, and session.start's). */

@@ -15,6 +15,7 @@ import {
 	REVIEW_STATUSES,
 	RISKS,
 	RUN_STATUSES,
+	SESSION_OUTCOMES,
 	SESSION_STATUSES,
 	TASK_STATUSES,
 	TEST_OUTCOMES,
@@ -40,6 +41,8 @@ export const runRecord = lazy(() =>
 		id: "string",
 		goal: "string",
 		status: type.enumerated(...RUN_STATUSES),
+		/** What the run's work may read (paths or globs; empty: the whole repository). */
+		scope: "string[]",
 		/** Chair ticks so far, the latest one's time, and what the latest convergence check said. */
 		ticks: "number.integer >= 0",
 		last_tick_at: timestamp.or("null"),
@@ -47,6 +50,11 @@ export const runRecord = lazy(() =>
 		/** Whether the Chair starts the run's sessions, and what it last said of that (why it paused). */
 		autopilot: type.enumerated(...AUTOPILOT_MODES),
 		autopilot_note: "string | null",
+		/** Its sessions as the latest tick counted them: started, live, failed, given up. */
+		sessions_started: "number.integer >= 0",
+		sessions_live: "number.integer >= 0",
+		sessions_failed: "number.integer >= 0",
+		sessions_given_up: "number.integer >= 0",
 		revision,
 		started_at: timestamp,
 		ended_at: timestamp.or("null"),
@@ -102,6 +110,8 @@ export const sessionRecord = lazy(() =>
 		/** How many times its agent was started (a headless one is retried), and how many the owner's death cut short. */
 		attempt: "number.integer >= 0",
 		interrupted: "number.integer >= 0",
+		/** How its agent last ended (null while none has, or while a retry runs). */
+		outcome: type.enumerated(...SESSION_OUTCOMES).or("null"),
 		revision,
 		created_at: timestamp,
 		updated_at: timestamp,

@@ -42,6 +42,8 @@ export const AUTOPILOT_MODES = ["off", "on", "paused"] as const;
 /** A turn request's life: queued, scheduled by the Chair, started, then completed or expired. */
 export const TURN_STATUSES = ["requested", "scheduled", "started", "completed", "expired"] as const;
 export const SESSION_STATUSES = ["active", "idle", "ended"] as const;
+/** How a launched session's agent last ended (stopped: by session.stop, run.stop or its wall time). */
+export const SESSION_OUTCOMES = ["succeeded", "failed", "stopped", "gave_up"] as const;
 /**
  * What a claim does when the session that took it ends (a launched agent exits): `hold` keeps it
  * until its lease runs out, `release` releases it, `suspend` suspends it (it blocks nobody, and comes
@@ -64,6 +66,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export type AutopilotMode = (typeof AUTOPILOT_MODES)[number];
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
+export type SessionOutcome = (typeof SESSION_OUTCOMES)[number];
 export type ResumePolicy = (typeof RESUME_POLICIES)[number];
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 export type ClaimType = (typeof CLAIM_TYPES)[number];

@@ -67,8 +67,13 @@ export const autopilotRun = (root: string, id: string) =>
 export interface RunState {
 	id: string;
 	status: string;
+	scope: string[];
 	autopilot: string;
 	autopilot_note: string | null;
+	sessions_started: number;
+	sessions_live: number;
+	sessions_failed: number;
+	sessions_given_up: number;
 }
 
 /** Run `id` as table.get_state shows it (status, autopilot, its note). */

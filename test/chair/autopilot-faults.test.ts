@@ -23,7 +23,14 @@ afterEach(async () => {
 const sessionsOf = async (root: string) =>
 	(
 		JSON.parse((await runCli(["sessions", "list", "--root", root, "--json"])).stdout) as {
-			sessions: { id: string; agent_id: string; task_id: string | null; status: string; attempt: number }[];
+			sessions: {
+				id: string;
+				agent_id: string;
+				task_id: string | null;
+				status: string;
+				attempt: number;
+				outcome: string | null;
+			}[];
 		}
 	).sessions;
 
@@ -78,6 +85,56 @@ describe.skipIf(!sandboxed)("the autopilot's faults", () => {
 			/implementer-2's session S-\S+ gave up: 2 attempt\(s\) failed; the last: exit 1/,
 		);
 		expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("a\nnoted by T-ok\n");
+		// The run's record and its end count what its sessions came to: one given up.
+		const ended = await runOf(root, "R-1");
+		expect(ended).toMatchObject({ sessions_live: 0, sessions_failed: 0, sessions_given_up: 1 });
+		expect(ended?.sessions_started).toBeGreaterThanOrEqual(4); // two implementers, two voters at least
+		const completed = (await events(root)).find((e) => e.type === "orchestrator.completed");
+		expect(completed?.payload).toMatchObject({
+			tasks: { done: 1, failed: 1 },
+			sessions: { live: 0, failed: 0, given_up: 1 },
+		});
+	}, 90_000);
+
+	test("a voter that gives up is not started again for that proposal; a quorum that needed it is said unreachable, once", async () => {
+		owned = await teamProject({ "a.txt": "a\n", "check.sh": "exit 0\n" }, (doc) => {
+			doc.setIn(["sessions", "retry_backoff_ms"], 100);
+			doc.setIn(["adapters", "broken"], { command: "false", headless: "false" });
+			doc.setIn(["agents", "reviewers", "adapter"], "broken");
+			doc.setIn(["tests", "allowed_commands"], ["sh check.sh"]);
+			doc.setIn(["tests", "support_paths"], ["check.sh"]);
+		});
+		const root = owned.root;
+		const policy = join(root, "POLICIES.ROUNDTABLE.md");
+		// Every voter there is (the Architect, the Reviewer, Security and the Tester) is needed.
+		writeFileSync(
+			policy,
+			readFileSync(policy, "utf8").replace("approvals_required: 2", "approvals_required: 4"),
+		);
+		await Bun.sleep(1500); // the owner reloads the policy
+		await autopilotRun(root, "R-1");
+		await taskOn(root, "R-1", "T-1", "a.txt", "implementer-1");
+		const said = await until(
+			async () => {
+				const e = (await events(root)).filter((x) => x.type === "autopilot.quorum_unreachable");
+				return e.length > 0 && e;
+			},
+			60_000,
+			"the Chair to say the quorum cannot be met",
+		);
+		expect(String(said[0]?.payload.why)).toMatch(
+			/needs 4 approvals, and only 3 agents could give one \(reviewer-1 gave up on it\)/,
+		);
+		await Bun.sleep(3000); // more ticks: nothing more starts for it
+		const reviewer = (await sessionsOf(root)).filter((s) => s.agent_id === "reviewer-1");
+		expect(reviewer).toHaveLength(1);
+		expect(reviewer[0]).toMatchObject({ status: "ended", attempt: 2, outcome: "gave_up" });
+		const all = await events(root);
+		expect(all.filter((x) => x.type === "autopilot.quorum_unreachable")).toHaveLength(1);
+		expect(
+			all.filter((x) => x.type === "autopilot.launch" && x.payload.agent_id === "reviewer-1"),
+		).toHaveLength(1);
+		expect(await runOf(root, "R-1")).toMatchObject({ status: "active", sessions_given_up: 1 });
 	}, 90_000);
 
 	test("the owner killed mid-run: the next one resumes the session it left, never a second for the task", async () => {
@@ -181,7 +238,13 @@ describe.skipIf(!sandboxed)("Ctrl-C on `roundtable run --autopilot`", () => {
 		// Again with --autopilot: it goes on, and finishes the work.
 		const again = await runCli(["run", "--root", root, "--run", "R-1", "--autopilot", "--headless"]);
 		expect(again.code, again.stderr).toBe(0);
-		expect(again.stdout).toMatch(/^run R-1 completed after \d+ ticks/m);
+		// The session Ctrl-C stopped counts as stopped, not failed.
+		expect(again.stdout).toMatch(
+			/^run R-1 completed after \d+ ticks: all_tasks_and_proposals_terminal; \d+ sessions \(0 live, 0 failed, 0 given up\)$/m,
+		);
+		// The implementer Ctrl-C stopped, and the one that finished.
+		const forTask = (await sessionsOf(root)).filter((s) => s.task_id === "T-1");
+		expect(forTask.map((s) => s.outcome).sort()).toEqual(["stopped", "succeeded"]);
 		expect((await tasksWith(root, "done")).map((t) => t.id)).toEqual(["T-1"]);
 	}, 120_000);
 });

@@ -73,7 +73,10 @@ describe.skipIf(!sandboxed)("the autopilot", () => {
 			run.kill();
 		}
 		const [stdout, stderr] = await output;
-		expect(stdout, stderr).toMatch(/^run R-1 completed after \d+ ticks: all_tasks_and_proposals_terminal$/m);
+		// Its sessions: the Architect, two implementers, and voters; none failed or given up.
+		expect(stdout, stderr).toMatch(
+			/^run R-1 completed after \d+ ticks: all_tasks_and_proposals_terminal; \d+ sessions \(0 live, 0 failed, 0 given up\)$/m,
+		);
 		expect(readFileSync(join(root, "a.txt"), "utf8")).toMatch(/^a\nnoted by T-\S+\n$/);
 		expect(readFileSync(join(root, "b.txt"), "utf8")).toMatch(/^b\nnoted by T-\S+\n$/);
 		expect((await tasksWith(root, "done")).map((t) => t.assigned_agent_id).sort()).toEqual([

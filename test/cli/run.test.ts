@@ -60,7 +60,7 @@ describe("roundtable run --headless, as its own owner", () => {
 		expect(await getRun(p, "RUN-1")).toMatchObject({ status: "active", goal: "Ship it", ticks: 1 });
 		expect(existsSync(manifest)).toBe(true);
 		const created = (await allEvents(p)).find((e) => e.type === "run.created");
-		expect(created?.payload).toEqual({ run_id: "RUN-1", goal: "Ship it", status: "active" });
+		expect(created?.payload).toEqual({ run_id: "RUN-1", goal: "Ship it", scope: [], status: "active" });
 		// The owner it was is gone: nothing left to find.
 		expect(existsSync(join(p.root, ".roundtable/owner.json"))).toBe(false);
 	});
@@ -122,7 +122,13 @@ describe("roundtable run --headless, as its own owner", () => {
 		const run = await getRun(p, "RUN-1");
 		expect(run.ended_at).not.toBeNull();
 		const done = (await allEvents(p)).find((e) => e.type === "orchestrator.completed");
-		expect(done?.payload).toEqual({ iterations: 2, reason: "all_tasks_and_proposals_terminal" });
+		// What the run leaves: its tasks by status, and its sessions (none here).
+		expect(done?.payload).toEqual({
+			iterations: 2,
+			reason: "all_tasks_and_proposals_terminal",
+			tasks: { done: 1 },
+			sessions: { started: 0, live: 0, failed: 0, given_up: 0 },
+		});
 	});
 
 	test("an ended run is refused without --resume, and made active again with it", async () => {

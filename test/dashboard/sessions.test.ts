@@ -143,7 +143,7 @@ describe.skipIf(chromiumMissing !== null)("the dashboard's sessions", () => {
 		expect(watch.problems).toEqual([]);
 	}, 60_000);
 
-	test("an autopilot that paused says why on the overview, under Needs you, and shows paused on its run", async () => {
+	test("an autopilot that paused says why on the overview, under Needs you, and shows paused on its run, and what its sessions came to", async () => {
 		const opened = await cliHere([
 			"mcp",
 			"call",
@@ -165,6 +165,14 @@ describe.skipIf(chromiumMissing !== null)("the dashboard's sessions", () => {
 		);
 		const row = page.locator('section[aria-labelledby="runs-h"] tr', { hasText: "R-1" });
 		expect(await row.locator('td[data-label="Autopilot"]').textContent()).toBe("paused");
+		// A session of the run that is given up: the run's row counts it once a tick has.
+		const given = await start("--agent", "reviewer-1", "--run", "R-1", "--adapter", "failing");
+		expect(brief(await closed(root, given))).toContain("gave_up");
+		await page
+			.locator('section[aria-labelledby="runs-h"] tr', { hasText: "R-1" })
+			.locator('td[data-label="Sessions"]', { hasText: "given up" })
+			.waitFor({ timeout: 20_000 });
+		expect(await row.locator('td[data-label="Sessions"]').textContent()).toBe("1 (0 live) 1 given up");
 		expect(watch.problems).toEqual([]);
 	}, 60_000);
 

@@ -14,6 +14,7 @@ async function minted(p: Awaited<ReturnType<typeof makeProject>>, binding: Recor
 		capability_sha256: Math.random().toString(16).slice(2).padEnd(64, "0").slice(0, 64),
 		...(binding.task && { task_id: binding.task }),
 		...(binding.proposal && { proposal_id: binding.proposal }),
+		...(binding.run && { run_id: binding.run }),
 	})) as { session: SessionRow };
 	return session;
 }
@@ -45,6 +46,16 @@ describe("a headless session's first message", () => {
 			"The project's rules for agents (AGENTS.ROUNDTABLE.md):\n\n# Working in this repository",
 		);
 		expect(text).toEndWith("\n\nFrom the operator:\n\nKeep it small.");
+	});
+
+	test("for the Architect bound to a run: the run, its goal, and the scope its tasks keep to", async () => {
+		const p = await makeProject();
+		await p.call("run.open", { run_id: "R-1", goal: "Add a CLI flag", scope: ["src/cli", "docs"] });
+		const session = await minted(p, { agent: "architect-1", run: "R-1" });
+		const first = (await headlessPrompt(p.rt, session, true, undefined)).split("\n\n")[0];
+		expect(first).toContain(
+			"You work on run R-1. Its goal: Add a CLI flag. Its scope (every task's readable_paths stay inside it): src/cli, docs.",
+		);
 	});
 
 	test("a long AGENTS.ROUNDTABLE.md is cut at a line near 16 KiB and says so; a missing one is left out", async () => {

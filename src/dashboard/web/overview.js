@@ -156,6 +156,18 @@ export function overview(app) {
 										),
 									],
 					],
+					// What its sessions came to: live now, and those that failed or were given up.
+					[
+						"Sessions",
+						(r) =>
+							r.sessions_started === 0
+								? h("span", { class: "muted", text: "none" })
+								: [
+										`${r.sessions_started} (${r.sessions_live} live)`,
+										...(r.sessions_failed > 0 ? [" ", pill(`${r.sessions_failed} failed`, "warn")] : []),
+										...(r.sessions_given_up > 0 ? [" ", pill(`${r.sessions_given_up} given up`, "bad")] : []),
+									],
+					],
 				],
 				[...s.runs].sort(byNewest),
 				{

@@ -1,8 +1,10 @@
 // Counts open HTTP connections for the cap (limits.max_http_connections). Bun.serve has no
 // connection events, so a connection is known by its client address and port, seen on each request:
-// open while a request on it is in flight, then idle until Bun's idle timeout closes it. Bun says
-// nothing when a client closes an idle connection itself, so an idle one counts until the latest
-// moment Bun would have closed it: the count errs on the side of too many, never too few.
+// open while a request on it is in flight, then idle until it closes. Bun says nothing when a client
+// closes an idle connection itself, so at the cap the kernel's own table says which idle ones are
+// still open (src/os/tcp-table.ts). Where that table cannot be read, an idle one counts until the
+// latest moment Bun would have closed it: the count errs on the side of too many, never too few.
+// (A guess alone refused a stdio bridge's burst: its short-lived connections counted for 9 s each.)
 
 type Key = string | symbol;
 
@@ -16,10 +18,14 @@ interface Connection {
 export class Connections {
 	private readonly open = new Map<Key, Connection>();
 
-	/** `idleMs`: how long after its last request an idle connection may still be open. */
+	/**
+	 * `idleMs`: how long after its last request an idle connection may still be open. `peers`: the
+	 * client ports the kernel holds established connections from (undefined: it cannot tell).
+	 */
 	constructor(
 		private readonly max: number,
 		private readonly idleMs: number,
+		private readonly peers: () => Set<number> | undefined = () => undefined,
 	) {}
 
 	get size(): number {
@@ -53,9 +59,19 @@ export class Connections {
 		else if (c.active <= 0) c.idleSince = now;
 	}
 
-	/** Forgets idle connections Bun has closed by now. Bounded by the cap: it runs only at the cap. */
+	/**
+	 * Forgets idle connections that are closed: those the kernel no longer holds, or (where it cannot
+	 * tell) those Bun has closed by now. Bounded by the cap: it runs only at the cap.
+	 */
 	private sweep(now: number): void {
-		for (const [key, c] of this.open)
-			if (c.active <= 0 && now - c.idleSince > this.idleMs) this.open.delete(key);
+		const held = this.peers();
+		for (const [key, c] of this.open) {
+			if (c.active > 0) continue;
+			const closed =
+				held !== undefined && typeof key === "string"
+					? !held.has(Number(key.slice(key.lastIndexOf(":") + 1)))
+					: now - c.idleSince > this.idleMs;
+			if (closed) this.open.delete(key);
+		}
 	}
 }

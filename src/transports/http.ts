@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentPrincipal, Caller, Principal } from "../context.ts";
 import { createDashboard } from "../dashboard/server/index.ts";
+import { establishedPeers } from "../os/tcp-table.ts";
 import { readBounded } from "./body.ts";
 import { EventBuffer } from "./event-store.ts";
 import { Connections } from "./http-connections.ts";
@@ -219,6 +220,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 	const connections = new Connections(
 		options.maxConnections ?? 512,
 		(KEEPALIVE_IDLE_S + IDLE_CHECK_S) * 1000,
+		() => establishedPeers(server.port as number),
 	);
 
 	/** The body within the read deadline (counted from the headers) and the size cap (./body.ts). */

@@ -148,3 +148,40 @@ test("at 64 calls waiting, the next one waits for a free place; a cancellation s
 	b.proc.stdin.end();
 	expect(await b.proc.exited).toBe(0);
 }, 60_000);
+
+test("a burst of 10,000 calls through the bridge, a fifth of them cancelled: every other one answered, none refused for too many connections", async () => {
+	const b = bridge();
+	void b.read();
+	await b.write(`${initialize}\n`);
+	await until(() => b.frames.some((f) => f.id === "init"), 15_000, "the initialize answer");
+	const calls = 10_000;
+	// A cancelled call's request is cut by the bridge, and its connection with it: each one a
+	// connection the client closed that Bun is not told of.
+	const cancelled = (i: number) => i % 5 === 0;
+	const lines = [...Array(calls).keys()].map((i) => {
+		const params = cancelled(i)
+			? { name: "table.watch", arguments: { after_event_id: 1e9, wait_ms: 5000 } }
+			: { name: "task.list", arguments: { limit: 1 } };
+		const call = `${JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params })}\n`;
+		const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: i } };
+		return cancelled(i) ? `${call}${JSON.stringify(cancel)}\n` : call;
+	});
+	for (let i = 0; i < calls; i += 500) await b.write(lines.slice(i, i + 500).join(""));
+	const expected = [...Array(calls).keys()].filter((i) => !cancelled(i)).length;
+	await until(
+		() => b.frames.filter((f) => typeof f.id === "number" && !cancelled(f.id)).length >= expected,
+		120_000,
+		"every answer",
+	);
+	const answers = b.frames.filter((f) => typeof f.id === "number");
+	const refused = answers.filter((f) => JSON.stringify(f).includes("too many open HTTP connections"));
+	expect(refused).toHaveLength(0);
+	expect(
+		answers.filter(
+			(f) =>
+				!cancelled(f.id as number) && (f.error !== undefined || (f.result as { isError?: boolean }).isError),
+		),
+	).toEqual([]);
+	b.proc.stdin.end();
+	expect(await b.proc.exited).toBe(0);
+}, 180_000);

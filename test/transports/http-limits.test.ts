@@ -115,6 +115,35 @@ test("requests with Connection: close, one after another, never count against th
 	}
 });
 
+test("clients that close their own idle connections free their places at once: 100 paced clients, 1,000 connections, none refused", async () => {
+	const { port } = await serve(512);
+	// Each client asks 10 times, each time on a new keep-alive connection it closes itself once
+	// answered (Bun is not told): 1,000 connections in a few seconds against the default cap of 512,
+	// never more than 100 open at once.
+	const refused: number[] = [];
+	await Promise.all(
+		[...Array(100)].map(async (_, client) => {
+			for (let i = 0; i < 10; i++) {
+				const c = await open(port, health());
+				await until(() => c.status() !== undefined, 10_000, `client ${client}'s answer ${i}`);
+				if (c.status() !== 200) refused.push(c.status() as number);
+				c.socket.destroy();
+				await Bun.sleep(5 + Math.random() * 20);
+			}
+		}),
+	);
+	expect(refused).toEqual([]);
+}, 60_000);
+
+test("600 idle connections one client holds open still meet the cap: the 513th on are refused", async () => {
+	const { port } = await serve(512);
+	const held = await Promise.all([...Array(600)].map(() => open(port, health())));
+	await until(() => held.every((c) => c.status() !== undefined), 10_000, "every answer");
+	const statuses = held.map((c) => c.status());
+	expect(statuses.filter((s) => s === 200)).toHaveLength(512);
+	expect(statuses.filter((s) => s === 503)).toHaveLength(88);
+}, 30_000);
+
 test("an idle keep-alive connection is closed by the server", async () => {
 	const { port } = await serve();
 	const c = await open(port, health());

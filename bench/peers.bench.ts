@@ -1,15 +1,19 @@
 // How soon a waiting peer.wait returns once its answer commits: the answer made by another process
-// on the same project (bench/answerer.ts, woken through SQLite's data_version, polled every ~20 ms)
-// and by this process (woken directly). The floor beside each: the same wake through table.watch,
-// a waiting watch returned by another event (memory.record) committing.
+// on the same project (bench/answerer.ts, whose commit it tells this process, the owner here, by a
+// datagram: src/os/wake.ts) and by this process (woken directly). The floor beside each: the same
+// wake through table.watch, a waiting watch returned by another event (memory.record) committing.
+// Also how soon the datagram itself arrives after the other process's commit.
 import { join } from "node:path";
+import { listenForWakes } from "../src/os/wake.ts";
+import { publishOwner } from "../src/owner/presence.ts";
+import { VERSION } from "../src/version.ts";
 import { fmt, freshProject, percentile, readLine } from "./lib.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
 const WARM_UP = 5;
 /**
- * Long enough that the waiter is asleep on the commit signal when the answer comes, plus up to one
- * data_version poll (20 ms) at random, so the commits fall at every phase of the poll.
+ * Long enough that the waiter is asleep on the commit signal when the answer comes, plus up to 20 ms
+ * at random (once the phase of a 20 ms poll; the safety poll's is 1 s).
  */
 const settle = () => Bun.sleep(30 + Math.random() * 20);
 
@@ -86,6 +90,22 @@ const line = (label: string, f: Figures, floor: Figures) =>
 
 export async function run(): Promise<void> {
 	const p = await freshProject();
+	// This process is the owner, as runOwner makes one: it listens for wakes and says where.
+	let woke = 0;
+	const wakes = await listenForWakes(() => {
+		woke = epochNow();
+		p.rt.store.othersMayHaveCommitted();
+	});
+	p.rt.store.othersMayHaveCommitted();
+	publishOwner(p.rt.root, {
+		pid: process.pid,
+		http_url: null,
+		socket_path: null,
+		chair_interval_ms: null,
+		wake_port: wakes.port,
+		started_at: new Date().toISOString(),
+		version: VERSION,
+	});
 	const other = Bun.spawn([process.execPath, join(import.meta.dir, "answerer.ts"), p.rt.root], {
 		stdin: "pipe",
 		stdout: "pipe",
@@ -116,6 +136,19 @@ export async function run(): Promise<void> {
 				otherFloor,
 			),
 		);
+		// The datagram alone: from the other process's commit to this one hearing of it.
+		const heard: number[] = [];
+		for (let i = 0; i < WARM_UP + RUNS; i++) {
+			woke = 0;
+			const committed = await inOther("memory.record", memory);
+			while (woke === 0) await Bun.sleep(0);
+			if (i >= WARM_UP) heard.push(woke - committed);
+			await settle();
+		}
+		const notified = figures(heard);
+		console.log(
+			`  ${"the commit's datagram heard by the owner".padEnd(44)} p50 ${fmt(notified.p50, 2).padStart(6)} ms   p95 ${fmt(notified.p95, 2).padStart(6)} ms`,
+		);
 		const hereFloor = await watchWake(p, () => here("memory.record", memory));
 		console.log(
 			line("answer from this process", await peerWake(p, (id) => here("peer.answer", answer(id))), hereFloor),
@@ -124,6 +157,7 @@ export async function run(): Promise<void> {
 	} finally {
 		other.stdin.end();
 		await other.exited;
+		wakes.close();
 		p.done();
 	}
 }

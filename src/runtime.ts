@@ -4,6 +4,8 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { Config } from "./config/defaults.ts";
 import { loadConfig } from "./config/load.ts";
+import { WakeSender } from "./os/wake.ts";
+import { findOwner } from "./owner/presence.ts";
 import type { PolicyError } from "./policy/errors.ts";
 import type { Policy } from "./policy/types.ts";
 import { openStore, type Store } from "./store/index.ts";
@@ -49,5 +51,35 @@ export function openRuntime(rootDir: string): Runtime {
 	const root = realpathSync(rootDir);
 	const config = loadConfig(root);
 	const store = openStore(databasePath(root, config));
-	return { root, config, store, close: () => store.close() };
+	// Each commit is told to the project's owner, if another process owns it (src/os/wake.ts).
+	const wake = new WakeSender(ownerWakePort(root));
+	const stop = store.onCommit(() => wake.send());
+	return {
+		root,
+		config,
+		store,
+		close: () => {
+			stop();
+			wake.close();
+			store.close();
+		},
+	};
+}
+
+/** How often a process looks again at where the owner listens for wakes (it may have restarted). */
+const OWNER_RECHECK_MS = 1000;
+
+/** The owner's wake port, looked up at most once a second; undefined while this process owns it or none does. */
+function ownerWakePort(root: string): () => number | undefined {
+	let port: number | undefined;
+	let checked = Number.NEGATIVE_INFINITY;
+	return () => {
+		const now = performance.now();
+		if (now - checked >= OWNER_RECHECK_MS) {
+			checked = now;
+			const owner = findOwner(root);
+			port = owner && owner.pid !== process.pid ? owner.wake_port : undefined;
+		}
+		return port;
+	};
 }

@@ -1,8 +1,8 @@
 // table.get_state and table.watch: the shared view of the table, each read in one snapshot.
 
-import { ToolError } from "./errors.ts";
 import type { Env } from "./handlers/env.ts";
 import { requireRun } from "./handlers/records.ts";
+import { lookUntil } from "./handlers/wait.ts";
 import type { Args } from "./registry/index.ts";
 import { agentRecordOf } from "./store/agents.ts";
 import type { Tx } from "./store/index.ts";
@@ -29,19 +29,14 @@ export async function getState(tx: Tx, _a: Args<"table.get_state">, env: Env) {
 export const watchLimit = (limit: number | undefined) =>
 	limit === undefined || limit <= 0 ? 10 : Math.min(limit, 200);
 
-// The store wakes waiters on commits (its own at once, other processes' within ~20 ms); this
-// bound only caps how long one wait lasts before the view is read again.
-const POLL_MS = 1000;
-
-export async function watch(a: Args<"table.watch">, env: Env) {
-	const deadline = Date.now() + (a.wait_ms ?? 0);
-	for (;;) {
-		const view = await env.rt.store.withTransaction("read", (tx) => watchView(tx, a, nowIso()));
-		const remaining = deadline - Date.now();
-		if (view.events.length > 0 || remaining <= 0) return view;
-		await env.rt.store.eventsCommitted(Math.min(POLL_MS, remaining), env.ctx.signal);
-		if (env.ctx.signal.aborted) throw new ToolError("cancelled", "table.watch was cancelled while waiting");
-	}
+export function watch(a: Args<"table.watch">, env: Env) {
+	return lookUntil(
+		env,
+		"table.watch",
+		a.wait_ms ?? 0,
+		() => env.rt.store.withTransaction("read", (tx) => watchView(tx, a, nowIso())),
+		(view) => view.events.length > 0,
+	);
 }
 
 async function watchView(tx: Tx, a: Args<"table.watch">, now: string) {

@@ -3,27 +3,21 @@
 // wait_ms an empty inbox waits for a commit, as table.watch does: each look is its own short read
 // transaction, none is held while waiting. Reading marks nothing read.
 
-import { ToolError } from "../errors.ts";
 import type { Env } from "../handlers/env.ts";
 import { cursorKey, page } from "../handlers/paging.ts";
+import { lookUntil } from "../handlers/wait.ts";
 import { actorIn, OPERATOR } from "../peers/actor.ts";
 import type { Args } from "../registry/index.ts";
 import type { Tx } from "../store/index.ts";
 
-// The store wakes waiters on commits (this process's at once, another's within ~20 ms); this bound
-// only caps one wait before the inbox is read again.
-const POLL_MS = 1000;
-
-export async function inbox(a: Args<"message.inbox">, env: Env) {
-	const deadline = Date.now() + (a.wait_ms ?? 0);
-	for (;;) {
-		const view = await env.rt.store.withTransaction("read", (tx) => inboxView(tx, a, env));
-		const empty = view.messages.length + view.requests.length + view.approvals.length === 0;
-		const remaining = deadline - Date.now();
-		if (!empty || remaining <= 0) return view;
-		await env.rt.store.eventsCommitted(Math.min(POLL_MS, remaining), env.ctx.signal);
-		if (env.ctx.signal.aborted) throw new ToolError("cancelled", "message.inbox was cancelled while waiting");
-	}
+export function inbox(a: Args<"message.inbox">, env: Env) {
+	return lookUntil(
+		env,
+		"message.inbox",
+		a.wait_ms ?? 0,
+		() => env.rt.store.withTransaction("read", (tx) => inboxView(tx, a, env)),
+		(view) => view.messages.length + view.requests.length + view.approvals.length > 0,
+	);
 }
 
 /**

@@ -13,6 +13,7 @@ import { call, callerOf } from "../dispatch.ts";
 import { writeMcpAssets } from "../init/index.ts";
 import { DOT } from "../layout.ts";
 import { tryLock } from "../os/lock.ts";
+import { listenForWakes, type WakeListener } from "../os/wake.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { resolveCapability } from "../sessions/capability.ts";
 import { describeSandbox } from "../test-runs/sandboxed.ts";
@@ -94,8 +95,13 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	let reloader: Reloader | undefined;
 	let endpoints: Endpoints | undefined;
 	let headless: ReturnType<typeof headlessSessions> | undefined;
+	let wakes: WakeListener | undefined;
 	try {
 		rt = openRuntime(root);
+		// Other processes' commits (a --direct CLI call, a second tool) wake this one's waiters at once.
+		const store = rt.store;
+		wakes = await listenForWakes(() => store.othersMayHaveCommitted());
+		store.othersMayHaveCommitted();
 		// Headless sessions (session.start) run in this process, and only here.
 		headless = headlessSessions(rt, options.log, async () => {
 			await endpoints?.now();
@@ -146,7 +152,6 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 					"roundtable: mcp.loopback_auth is none: any local process that reaches the HTTP port acts as the operator",
 				);
 			const live = rt;
-			const store = rt.store;
 			const address = options.httpAddress ?? config.mcp.http_address;
 			http = listenOrExplain(address, () =>
 				startHttp(callerOf(live), {
@@ -178,6 +183,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			http_url: http?.url ?? null,
 			socket_path: socket.path,
 			chair_interval_ms: options.chair ? options.intervalMs : null,
+			wake_port: wakes.port,
 			started_at: new Date().toISOString(),
 			version: VERSION,
 		});
@@ -216,6 +222,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		await http?.close();
 		socket?.close();
 		withdrawOwner(root);
+		wakes?.close();
 		rt?.close();
 		lock.release();
 	}

@@ -18,6 +18,8 @@ export interface OwnerInfo {
 	socket_path: string | null;
 	/** How often its Chair ticks the active runs; null when it runs no Chair (`mcp serve`). */
 	chair_interval_ms: number | null;
+	/** Where a process that commits says so (src/os/wake.ts): a UDP port on 127.0.0.1. */
+	wake_port?: number;
 	started_at: string;
 	version: string;
 }

@@ -67,16 +67,23 @@ export interface Store {
 	/** Observes each durable commit of writes (how many calls it held); returns the way to stop. */
 	onCommit(observer: (c: CommitInfo) => void): () => void;
 	/**
-	 * Resolves when new events may be there to read: at once when this process commits events,
-	 * within about DATA_VERSION_POLL_MS when another process commits anything; else after `ms`, or
-	 * on abort, whichever is first.
+	 * Resolves when new events may be there to read: at once when this process commits events, as
+	 * soon as another process's commit is seen (othersMayHaveCommitted, or the data_version poll);
+	 * else after `ms`, or on abort, whichever is first.
 	 */
 	eventsCommitted(ms: number, signal?: AbortSignal): Promise<void>;
+	/**
+	 * Another process says it committed (the owner's wake listener, src/os/wake.ts): look now, and
+	 * wake the waiters if it did. From the first call on, the poll only backs it up, slowly.
+	 */
+	othersMayHaveCommitted(): void;
 	close(): void;
 }
 
 /** How often waiters check whether another connection committed (PRAGMA data_version). */
 const DATA_VERSION_POLL_MS = 20;
+/** The same, once other processes say when they commit: only a net for a wake that never came. */
+const SAFETY_POLL_MS = 1000;
 
 type Family = keyof Tx;
 
@@ -107,6 +114,8 @@ class SqliteStore implements Store {
 	private readonly waiters = new Set<() => void>();
 	private poller: Timer | undefined;
 	private dataVersion = 0;
+	/** Other processes say when they commit (a wake listener runs): the poll is only a net. */
+	private told = false;
 	/** The one Conn of this database; active only while a call's transaction work runs. */
 	private readonly conn: Conn;
 	private readonly View: new () => TxView & Tx;
@@ -186,23 +195,44 @@ class SqliteStore implements Store {
 		return this.db.query<{ data_version: number }, []>("PRAGMA data_version").get()?.data_version ?? 0;
 	}
 
-	// One poller for all waiters, running only while someone waits. data_version changes when
-	// another connection commits; this process's own commits wake waiters directly.
-	private watchOtherConnections(): void {
-		if (this.poller) return;
-		this.dataVersion = this.readDataVersion();
-		this.poller = setInterval(() => {
-			if (this.waiters.size === 0) {
+	othersMayHaveCommitted(): void {
+		if (!this.told) {
+			this.told = true;
+			// A poller started at the fast pace goes on at the slow one.
+			if (this.poller) {
 				clearInterval(this.poller);
 				this.poller = undefined;
-				return;
+				this.watchOtherConnections(false);
 			}
-			const version = this.readDataVersion();
-			if (version !== this.dataVersion) {
-				this.dataVersion = version;
-				for (const wake of [...this.waiters]) wake();
-			}
-		}, DATA_VERSION_POLL_MS);
+		}
+		if (this.waiters.size > 0) this.lookAtOthers();
+	}
+
+	/** Wakes the waiters if another connection committed since the last look. */
+	private lookAtOthers(): void {
+		const version = this.readDataVersion();
+		if (version !== this.dataVersion) {
+			this.dataVersion = version;
+			for (const wake of [...this.waiters]) wake();
+		}
+	}
+
+	// One poller for all waiters, running only while someone waits. data_version changes when
+	// another connection commits; this process's own commits wake waiters directly.
+	private watchOtherConnections(baseline = true): void {
+		if (this.poller) return;
+		if (baseline) this.dataVersion = this.readDataVersion();
+		this.poller = setInterval(
+			() => {
+				if (this.waiters.size === 0) {
+					clearInterval(this.poller);
+					this.poller = undefined;
+					return;
+				}
+				this.lookAtOthers();
+			},
+			this.told ? SAFETY_POLL_MS : DATA_VERSION_POLL_MS,
+		);
 	}
 
 	close(): void {

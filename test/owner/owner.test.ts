@@ -62,6 +62,7 @@ interface OwnerJson {
 	socket_path: string | null;
 	started_at: string;
 	version: string;
+	wake_port: number;
 }
 
 const ownerFile = (root: string) => join(root, ".roundtable", "owner.json");
@@ -143,8 +144,10 @@ describe("roundtable start", () => {
 			"socket_path",
 			"started_at",
 			"version",
+			"wake_port",
 		]);
 		expect(info.pid).toBe(owner.proc.pid);
+		expect(info.wake_port).toBeGreaterThan(0);
 		expect(info.http_url).toBe(ready.http);
 		expect(info.socket_path).toBe(ready.socket);
 		expect(info.started_at).toMatch(RFC3339_MS_UTC);

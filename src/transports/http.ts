@@ -18,6 +18,7 @@ import { EventBuffer } from "./event-store.ts";
 import { Connections } from "./http-connections.ts";
 import { checkRequest, credentialOf, isLoopbackHostname } from "./http-guard.ts";
 import type { InFlight } from "./inflight.ts";
+import { modernEndpoint } from "./mcp-modern.ts";
 import { createMcpServer, type McpExtension } from "./mcp-server.ts";
 
 export interface HttpOptions {
@@ -215,6 +216,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		readDeadlineMs: options.readDeadlineMs ?? 30_000,
 	});
 	let stopping = false;
+	const modern = modernEndpoint(call, { inflight: options.inflight, maxBodyBytes: options.maxBodyBytes });
 
 	const readDeadlineMs = options.readDeadlineMs ?? 30_000;
 	const connections = new Connections(
@@ -257,6 +259,9 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		if (parsed instanceof Response) return parsed;
 		// The body is in: what follows (a long call, an event stream) is not bounded by Bun's timers.
 		server.timeout(req, 0);
+		// A request carrying the 2026-07-28 envelope is served on its own, whatever session id it names.
+		if (parsed && !(await modern.isLegacy(req, parsed.body)))
+			return modern.serve(req, parsed.body, principal);
 		if (sid) {
 			const session = sessions.get(sid);
 			if (!session) return rpcError(404, -32001, "session not found; initialize a new one");

@@ -2,6 +2,11 @@
 // `src`; implementer-2's in RUN-2, readable `other`), a proposal, approval, test run and claims on
 // each, and one capability per role, bound the way docs/permissions.md describes. Each role's agent
 // holds read claims on src/a.ts (kept) and src/b.ts (to release), so its reads can be tried.
+
+import {
+	Client as ModernClient,
+	StreamableHTTPClientTransport as ModernHttpTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { call } from "../../src/dispatch.ts";
@@ -179,14 +184,37 @@ export async function permissionsFixture(): Promise<Fixture> {
 }
 
 /** An MCP client over HTTP presenting `capability` as its bearer. */
-export async function agentClient(url: string, capability: string): Promise<Client> {
+/** The two eras of MCP a client may speak: 2025-11-25 (the 1.x SDK) and 2026-07-28 (the 2.x one). */
+export const ERAS = ["2025-11-25", "2026-07-28"] as const;
+export type Era = (typeof ERAS)[number];
+
+/** What a test asks of a client, in either era. */
+export interface AnyClient {
+	listTools(): Promise<{ tools: { name: string }[] }>;
+	callTool(p: {
+		name: string;
+		arguments: Record<string, unknown>;
+	}): Promise<{ content: unknown; isError?: unknown }>;
+	close(): Promise<void>;
+}
+
+export async function agentClient(
+	url: string,
+	capability: string,
+	era: Era = "2025-11-25",
+): Promise<AnyClient> {
+	const requestInit = { headers: { Authorization: `Bearer ${capability}` } };
+	if (era === "2026-07-28") {
+		const client = new ModernClient(
+			{ name: "agent", version: "1" },
+			{ versionNegotiation: { mode: { pin: "2026-07-28" } } },
+		);
+		await client.connect(new ModernHttpTransport(new URL(url), { requestInit }));
+		return client as unknown as AnyClient;
+	}
 	const client = new Client({ name: "agent", version: "1" });
-	await client.connect(
-		new StreamableHTTPClientTransport(new URL(url), {
-			requestInit: { headers: { Authorization: `Bearer ${capability}` } },
-		}),
-	);
-	return client;
+	await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+	return client as unknown as AnyClient;
 }
 
 export type Outcome =
@@ -194,7 +222,7 @@ export type Outcome =
 	| { ok: false; code: string; message: string };
 
 /** A tool call's outcome: its result, or its error's code (a JSON-RPC or HTTP failure as `rpc:<code>`). */
-export async function outcome(client: Client, name: string, args: object): Promise<Outcome> {
+export async function outcome(client: AnyClient, name: string, args: object): Promise<Outcome> {
 	try {
 		const r = await client.callTool({ name, arguments: args as Record<string, unknown> });
 		const text = (r.content as { text: string }[])[0]?.text ?? "{}";

@@ -3,11 +3,10 @@
 // other reads and answers, and the waiting call returns with the answer. Acting as the other, or
 // as a third agent, is refused; the events name who did what.
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { capabilityHash, newCapability } from "../../src/sessions/capability.ts";
 import { allEvents, makeProject } from "../_helpers/helpers.ts";
 import { loopbackHttp } from "../_helpers/loopback-http.ts";
-import { agentClient, type Outcome, outcome } from "../_helpers/permissions-fixture.ts";
+import { type AnyClient, agentClient, type Outcome, outcome } from "../_helpers/permissions-fixture.ts";
 
 /** A call's result, failing the test when it was refused. */
 function resultOf<T>(o: Outcome): T {
@@ -18,7 +17,7 @@ function resultOf<T>(o: Outcome): T {
 describe("a two-agent exchange over MCP HTTP with capabilities", async () => {
 	const p = await makeProject();
 	const server = loopbackHttp(p.rt, { loopbackAuth: "token", operatorTokens: ["peer-test-operator-token"] });
-	const clients: Client[] = [];
+	const clients: AnyClient[] = [];
 	afterAll(async () => {
 		for (const c of clients) await c.close().catch(() => {});
 		await server.close();

@@ -1,9 +1,9 @@
-// The permission matrix over HTTP with real bearers: every role × every agent tool, called bound
+// The permission matrix over HTTP with real bearers, in both eras of MCP (a 2025-11-25 session, and
+// 2026-07-28 requests each authenticated on its own): every role × every agent tool, called bound
 // (naming what the capability is bound to), naming another task/proposal/run, and outside the
 // task's readable_paths; then with a capability that expired, one revoked, and a disabled agent.
 // Each cell must come out as docs/permissions.md (the registry's `access`) says.
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { operatorContext } from "../../src/context.ts";
 import { call } from "../../src/dispatch.ts";
 import { AGENT_TOOLS, type Tool, type ToolName, toolsFor } from "../../src/registry/index.ts";
@@ -12,8 +12,10 @@ import { type Grant, ROLES, type Role } from "../../src/registry/types.ts";
 import { loopbackHttp } from "../_helpers/loopback-http.ts";
 import {
 	AGENT_OF,
+	type AnyClient,
 	agentClient,
 	argsFor,
+	ERAS,
 	OUTSIDE,
 	type Outcome,
 	outcome,
@@ -69,21 +71,22 @@ function expectCell(role: Role, tool: string, cell: string, got: Outcome, grant:
 	}
 }
 
-describe.each(ROLES.map((r) => [r]))("%s", (role) => {
+describe.each(ERAS.flatMap((era) => ROLES.map((r) => [r, era] as const)))("%s, MCP %s", (role, era) => {
 	test("tools/list holds exactly the tools the role may call", async () => {
 		const { capability } = await f.mint(role);
-		const client = await agentClient(server.url, capability);
+		const client = await agentClient(server.url, capability, era);
 		clients.push(client);
 		const { tools } = await client.listTools();
 		expect(tools.map((t) => t.name)).toEqual(toolsFor(role).map((t) => t.name));
-		console.log(
-			`tools/list for ${role}: ${tools.length} tools, ${Buffer.byteLength(JSON.stringify({ tools: publishedTools(role) }))} bytes`,
-		);
+		if (era === "2025-11-25")
+			console.log(
+				`tools/list for ${role}: ${tools.length} tools, ${Buffer.byteLength(JSON.stringify({ tools: publishedTools(role) }))} bytes`,
+			);
 	});
 
 	test("every tool: bound, outside readable_paths, and naming another task, proposal or run", async () => {
 		const { capability } = await f.mint(role);
-		const client = await agentClient(server.url, capability);
+		const client = await agentClient(server.url, capability, era);
 		clients.push(client);
 		const me = AGENT_OF[role];
 		for (const tool of AGENT_TOOLS) {
@@ -114,7 +117,7 @@ describe.each(ROLES.map((r) => [r]))("%s", (role) => {
 });
 
 /** Calls every agent tool, bound, and expects each to come out as `expected`. */
-async function everyTool(role: Role, client: Client, expected: Record<string, unknown>) {
+async function everyTool(role: Role, client: AnyClient, expected: Record<string, unknown>) {
 	for (const tool of AGENT_TOOLS) {
 		const got = await outcome(client, tool.name, argsFor(tool.name, f.mine(role), AGENT_OF[role], f.memory));
 		expect({ role, tool: tool.name, got }).toMatchObject({ got: expected });

@@ -1,5 +1,7 @@
 // The stdio bridge: MCP over newline-delimited JSON-RPC on stdin/stdout, forwarded message by
-// message to the owner's Streamable HTTP endpoint. It parses no tool and loads neither the store
+// message to the owner's Streamable HTTP endpoint, in either era: a 2025-11-25 client's messages in
+// the session its initialize opened, a 2026-07-28 client's each on a POST of its own with the
+// headers that revision requires. It parses no tool and loads neither the store
 // nor the schemas, so it starts fast; progress notifications come back on each request's event
 // stream and cancellations go forward like any other message. stdout carries frames only.
 // Backpressure both ways: a bounded number of messages and bytes wait for the owner (beyond that,
@@ -54,6 +56,9 @@ class Waiting {
 	}
 }
 
+/** What is kept of a message while it waits: how it is forwarded. */
+type Envelope = Pick<Message, "id" | "method"> & { modern?: Modern };
+
 /** A response the client sends (to a server request) counts as a notification: nothing answers it. */
 type Kind = "request" | "notification";
 
@@ -62,10 +67,38 @@ type Message = {
 	jsonrpc: "2.0";
 	id?: Id;
 	method?: string;
-	params?: { requestId?: Id };
+	params?: { requestId?: Id; name?: unknown; uri?: unknown; _meta?: Record<string, unknown> };
 	result?: unknown;
 	error?: unknown;
 };
+
+/** What a message of the 2026-07-28 era needs on its own POST: its revision and what it names. */
+interface Modern {
+	version: string;
+	name?: string;
+}
+
+/** The methods whose POST carries an Mcp-Name header, and the parameter it mirrors. */
+const NAMED: Record<string, "name" | "uri"> = {
+	"tools/call": "name",
+	"prompts/get": "name",
+	"resources/read": "uri",
+};
+
+/** The message's new-era envelope, if it carries one (a revision in its `_meta`). */
+function modernOf(m: Message): Modern | undefined {
+	const version = m.params?._meta?.["io.modelcontextprotocol/protocolVersion"];
+	if (typeof version !== "string" || m.method === undefined) return undefined;
+	const field = NAMED[m.method];
+	const named = field === undefined ? undefined : m.params?.[field];
+	return { version, ...(typeof named === "string" && { name: named }) };
+}
+
+/** A header value as the 2026-07-28 revision carries one: as is when safe, else its Base64 sentinel. */
+const headerValue = (value: string) =>
+	/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith("=?")
+		? value
+		: `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -208,14 +241,29 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 			await send(errorFrame(id, -32603, "the owner's event stream ended before the answer"));
 	}
 
+	/** A new-era message's own headers: no session, its revision, its method and what it names. */
+	const modernHeaders = (m: Envelope, modern: Modern): Record<string, string> => ({
+		"content-type": "application/json",
+		accept: "application/json, text/event-stream",
+		"mcp-protocol-version": modern.version,
+		"mcp-method": m.method as string,
+		...(modern.name !== undefined && { "mcp-name": headerValue(modern.name) }),
+		...(o.token && { authorization: `Bearer ${o.token}` }),
+	});
+
 	/** Posts one message (its bytes as read) and relays what comes back. */
-	async function forward(m: Pick<Message, "id" | "method">, raw: Uint8Array): Promise<void> {
+	async function forward(m: Envelope, raw: Uint8Array): Promise<void> {
 		const id = m.method !== undefined && m.id !== undefined ? m.id : undefined;
 		const abort = new AbortController();
 		if (id !== undefined) pending.set(id, abort);
 		try {
-			const res = await fetch(o.url, { method: "POST", headers: headers(), body: raw, signal: abort.signal });
-			sessionId ??= res.headers.get("mcp-session-id") ?? undefined;
+			const res = await fetch(o.url, {
+				method: "POST",
+				headers: m.modern ? modernHeaders(m, m.modern) : headers(),
+				body: raw,
+				signal: abort.signal,
+			});
+			if (!m.modern) sessionId ??= res.headers.get("mcp-session-id") ?? undefined;
 			const type = res.headers.get("content-type") ?? "";
 			if (res.status === 202) return;
 			if (type.includes("text/event-stream") && res.body) await relayStream(res.body, id, abort.signal);
@@ -239,9 +287,15 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 
 	const work = new Set<Promise<void>>();
 	/** Forwards a message that has its place, and gives the place back when it is done. */
-	const begin = (envelope: Pick<Message, "id" | "method">, raw: Uint8Array, kind: Kind, cancels?: Id) => {
+	const begin = (envelope: Envelope, raw: Uint8Array, kind: Kind, cancels?: Id) => {
 		let job: Promise<void>;
-		if (envelope.method === "initialize") {
+		if (envelope.modern && cancels !== undefined) {
+			// In the new era a request is cancelled by closing its exchange: nothing goes to the owner.
+			pending.get(cancels)?.abort();
+			job = Promise.resolve();
+		} else if (envelope.modern)
+			job = forward(envelope, raw); // stateless: no session to wait for
+		else if (envelope.method === "initialize") {
 			job = forward(envelope, raw);
 			initialized = job;
 		} else {
@@ -272,7 +326,8 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 			// (a second copy of its content); the bytes are copied only when they share a stdin chunk.
 			const raw = "line" in frame ? owned(frame.line) : new Uint8Array();
 			const cancels = m.method === "notifications/cancelled" ? m.params?.requestId : undefined;
-			const envelope = { id: m.id, method: m.method };
+			const modern = modernOf(m);
+			const envelope: Envelope = { id: m.id, method: m.method, ...(modern && { modern }) };
 			const kind: Kind = m.method !== undefined && m.id !== undefined ? "request" : "notification";
 			if (kind === "notification") {
 				if (cancels !== undefined && parked?.id === cancels) parked.cancelled = true;

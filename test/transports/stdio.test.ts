@@ -783,3 +783,38 @@ describe("progress and cancellation pass through", () => {
 		expect(b.frames().filter((f) => f.id === "watch")).toEqual([]);
 	}, 40_000);
 });
+
+describe("a 2026-07-28 client over `mcp stdio`", () => {
+	test("the SDK 2.x client pinned to the new era: discovers, lists and calls through the bridge, each message a request of its own", async () => {
+		const { Client: ModernClient } = await import("@modelcontextprotocol/client");
+		const { StdioClientTransport: ModernStdio } = await import("@modelcontextprotocol/client/stdio");
+		const transport = new ModernStdio({
+			command: process.execPath,
+			args: [MAIN, "mcp", "stdio", "--root", shared.root],
+			cwd: REPO,
+			stderr: "pipe",
+		});
+		const client = new ModernClient(
+			{ name: "stdio-modern", version: "1" },
+			{ versionNegotiation: { mode: { pin: "2026-07-28" } } },
+		);
+		await client.connect(transport);
+		try {
+			expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+			const { tools } = await client.listTools();
+			expect(tools).toHaveLength(TOOL_COUNT);
+			const posted = await client.callTool({
+				name: "message.post",
+				arguments: { channel: "general", body_md: "over stdio, new era" },
+			});
+			expect(posted.structuredContent).toMatchObject({ message: { body_md: "over stdio, new era" } });
+			const refused = await client.callTool({ name: "task.creat", arguments: {} }).then(
+				() => "answered",
+				(err: { code?: number }) => err.code,
+			);
+			expect(refused).toBe(-32602);
+		} finally {
+			await client.close();
+		}
+	}, 30_000);
+});

@@ -1,7 +1,8 @@
 // A launched session's private MCP endpoint: a Unix socket speaking MCP JSON-RPC, one message per
 // line (seed 001's framing: lines up to maxFrameBytes, −32700 for bad JSON or UTF-8 and for an
 // oversized line, which is drained while the stream goes on, −32600 for a bad envelope). Each
-// connection is one MCP session of the SDK's Server, every call made as that session's agent; its
+// connection is one MCP session of the SDK's Server, every call made as that session's agent, and
+// a line claiming the 2026-07-28 era is answered on its own by the same handler HTTP uses; its
 // socket file is 0600 in a 0700 folder, and only the agent's own sandbox can see it.
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import type { Transport as McpTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -10,9 +11,10 @@ import type { Socket, UnixSocketListener } from "bun";
 import type { AgentPrincipal, Caller } from "../context.ts";
 import type { InFlight } from "./inflight.ts";
 import { type Frame, isBlank, LineSplitter } from "./lines.ts";
+import { type ModernEndpoint, modernEndpoint } from "./mcp-modern.ts";
 import { createMcpServer } from "./mcp-server.ts";
 import { preparePath } from "./socket.ts";
-import { parseFrame } from "./stdio.ts";
+import { headerValue, type Message, type Modern, modernOf, parseFrame } from "./stdio.ts";
 
 export interface SessionSocketOptions {
 	path: string;
@@ -32,6 +34,9 @@ export interface SessionSocket {
 	close(): void;
 }
 
+/** A new-era message on a connection: answered on its own, its frames written back as they come. */
+type ModernLine = (m: Message, modern: Modern, write: (frame: string) => void) => void;
+
 /** One connection's line reader and writer, as the SDK's transport. */
 class LineTransport implements McpTransport {
 	onclose?: () => void;
@@ -46,6 +51,7 @@ class LineTransport implements McpTransport {
 		private readonly socket: Socket<unknown>,
 		maxFrameBytes: number,
 		private readonly maxPendingBytes: number,
+		private readonly modernLine: ModernLine,
 	) {
 		this.lines = new LineSplitter(maxFrameBytes);
 	}
@@ -62,7 +68,13 @@ class LineTransport implements McpTransport {
 
 	private frame(frame: Frame): void {
 		const parsed = parseFrame(frame);
-		if (typeof parsed === "string") this.write(parsed);
+		if (typeof parsed === "string") {
+			this.write(parsed);
+			return;
+		}
+		// A message claiming the 2026-07-28 era is served on its own; the rest is this connection's session.
+		const modern = modernOf(parsed);
+		if (modern) this.modernLine(parsed, modern, (text) => this.write(text));
 		else this.onmessage?.(parsed as JSONRPCMessage);
 	}
 
@@ -112,12 +124,62 @@ class LineTransport implements McpTransport {
 	}
 }
 
+/**
+ * How a connection answers new-era lines: each through the same stateless handler HTTP uses, as the
+ * session's agent, with the headers the revision requires made from the line itself (a socket has
+ * none); its answer, and what the call sends before it, go back as lines. A cancellation aborts the
+ * request it names, as closing an HTTP exchange would.
+ */
+function modernLines(endpoint: ModernEndpoint, principal: AgentPrincipal): ModernLine {
+	const running = new Map<string | number, AbortController>();
+	return (m, modern, write) => {
+		if (m.method === "notifications/cancelled") {
+			const id = m.params?.requestId;
+			if (id !== undefined) running.get(id)?.abort();
+			return;
+		}
+		const abort = new AbortController();
+		if (m.id !== undefined) running.set(m.id, abort);
+		const req = new Request("http://session.socket/mcp", {
+			method: "POST",
+			headers: {
+				"content-type": "application/json",
+				accept: "application/json, text/event-stream",
+				"mcp-protocol-version": modern.version,
+				"mcp-method": m.method as string,
+				...(modern.name !== undefined && { "mcp-name": headerValue(modern.name) }),
+			},
+			body: JSON.stringify(m),
+			signal: abort.signal,
+		});
+		void endpoint
+			.serve(req, m, principal)
+			.then(async (res) => {
+				if (res.status === 202 || !res.body) return;
+				if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+					for (const line of (await res.text()).split("\n"))
+						if (line.startsWith("data:") && line.length > 5) write(line.slice(5).trim());
+				} else write((await res.text()).trim());
+			})
+			.catch(() => {
+				if (m.id !== undefined && !abort.signal.aborted)
+					write(
+						JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32603, message: "internal error" } }),
+					);
+			})
+			.finally(() => {
+				if (m.id !== undefined) running.delete(m.id);
+			});
+	};
+}
+
 export async function startSessionSocket(
 	call: Caller,
 	options: SessionSocketOptions,
 ): Promise<SessionSocket> {
 	await preparePath(options.path, true);
 	const open = new Set<Socket<LineTransport | undefined>>();
+	const modern = modernEndpoint(call, { inflight: options.inflight, maxBodyBytes: options.maxFrameBytes });
 	const previousUmask = process.umask(0o177); // the socket is born 0600
 	let listener: UnixSocketListener<LineTransport | undefined>;
 	try {
@@ -136,6 +198,7 @@ export async function startSessionSocket(
 						s as Socket<unknown>,
 						options.maxFrameBytes,
 						options.maxPendingBytes ?? 64 * 1024 * 1024,
+						modernLines(modern, options.principal),
 					);
 					s.data = transport;
 					const server = createMcpServer(call, {

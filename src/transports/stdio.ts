@@ -63,7 +63,7 @@ type Envelope = Pick<Message, "id" | "method"> & { modern?: Modern };
 type Kind = "request" | "notification";
 
 type Id = string | number;
-type Message = {
+export type Message = {
 	jsonrpc: "2.0";
 	id?: Id;
 	method?: string;
@@ -73,7 +73,7 @@ type Message = {
 };
 
 /** What a message of the 2026-07-28 era needs on its own POST: its revision and what it names. */
-interface Modern {
+export interface Modern {
 	version: string;
 	name?: string;
 }
@@ -86,7 +86,7 @@ const NAMED: Record<string, "name" | "uri"> = {
 };
 
 /** The message's new-era envelope, if it carries one (a revision in its `_meta`). */
-function modernOf(m: Message): Modern | undefined {
+export function modernOf(m: Message): Modern | undefined {
 	const version = m.params?._meta?.["io.modelcontextprotocol/protocolVersion"];
 	if (typeof version !== "string" || m.method === undefined) return undefined;
 	const field = NAMED[m.method];
@@ -95,7 +95,7 @@ function modernOf(m: Message): Modern | undefined {
 }
 
 /** A header value as the 2026-07-28 revision carries one: as is when safe, else its Base64 sentinel. */
-const headerValue = (value: string) =>
+export const headerValue = (value: string) =>
 	/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith("=?")
 		? value
 		: `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;

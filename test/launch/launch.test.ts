@@ -690,6 +690,38 @@ describe("the session socket, in process", async () => {
 		}
 	});
 
+	test("a 2026-07-28 client through the same bridge: each line answered on its own, as the session's agent, its role's tools only", async () => {
+		const { Client: ModernClient } = await import("@modelcontextprotocol/client");
+		const { StdioClientTransport: ModernStdio } = await import("@modelcontextprotocol/client/stdio");
+		const client = new ModernClient(
+			{ name: "bridged-modern", version: "1" },
+			{ versionNegotiation: { mode: { pin: "2026-07-28" } } },
+		);
+		await client.connect(
+			new ModernStdio({
+				command: process.execPath,
+				args: [MAIN, "mcp", "stdio"],
+				env: { ...(process.env as Record<string, string>), ROUNDTABLE_SESSION_SOCKET: socket.path },
+			}),
+		);
+		try {
+			expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+			const { tools } = await client.listTools();
+			expect(tools.map((t) => t.name)).toEqual(toolsFor("Implementer").map((t) => t.name));
+			const got = await client.callTool({ name: "task.get", arguments: { task_id: "T-s" } });
+			expect(got.structuredContent).toMatchObject({ task: { id: "T-s" } });
+			// Outside its role: refused in call(), as in the other era.
+			const refused = await client.callTool({
+				name: "vote.cast",
+				arguments: { proposal_id: "P-x", vote: "approve" },
+			});
+			expect(refused.isError).toBe(true);
+			expect(JSON.stringify(refused.content)).toContain("permission_denied");
+		} finally {
+			await client.close();
+		}
+	});
+
 	test("a socket path too long for the kernel moves to a private folder of its own in the runtime folder", async () => {
 		const deep = join(tempDir("rt-long-"), "a-rather-long-folder-name-for-a-project", "and-deeper-still");
 		mkdirSync(deep, { recursive: true });

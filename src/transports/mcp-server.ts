@@ -21,6 +21,7 @@ import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
+import { TOOLS_TTL_MS } from "./mcp-modern.ts";
 
 /** A JSON-RPC error the SDK passes through as is (an McpError would get its prefix doubled). */
 const rpcError = (code: number, message: string, data?: unknown) =>
@@ -87,7 +88,8 @@ export function createMcpServer(call: Caller, options: McpServerOptions): Server
 			? [...mcpTools(options.principal), ...extension.tools]
 			: mcpTools(options.principal);
 		options.onToolsList?.(tools.length);
-		return { tools };
+		// As the 2026-07-28 era says it (./mcp-modern.ts): the list holds until a new program, per caller.
+		return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "private" };
 	});
 	const extensionCall = extension?.install(server);
 	server.setRequestHandler(AnyToolsCall, async (request, extra) => {

@@ -350,6 +350,11 @@ describe("tools/list", () => {
 		expect(first.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
 		expect(await listAll(a)).toEqual(first);
 		expect(await listAll(b)).toEqual(first);
+		// How long the list holds, and for whom, as the 2026-07-28 era says it: in this era too.
+		expect((await a.request("tools/list", {})).result).toMatchObject({
+			ttlMs: 3_600_000,
+			cacheScope: "private",
+		});
 
 		for (const tool of first) {
 			const reg = AGENT_TOOLS.find((t) => t.name === tool.name);

@@ -1,5 +1,6 @@
-// task.get over the legacy socket and over Streamable HTTP (one client, and 8 at once), each next
-// to a bare Bun.listen / Bun.serve echo in the same run; and cold starts of the compiled binary.
+// task.get over the legacy socket and over Streamable HTTP (one client, and 8 at once; in a
+// 2025-11-25 session and as 2026-07-28 stateless requests), each next to a bare Bun.listen /
+// Bun.serve echo in the same run; and cold starts of the compiled binary.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +70,38 @@ async function mcpSession(url: string, bearer: string) {
 			method: "tools/call",
 			params: { name: tool, arguments: args },
 		});
+		if (!text.includes('"result"') || text.includes('"isError":true'))
+			throw new Error(`call failed: ${text.slice(0, 200)}`);
+	};
+}
+
+/** A 2026-07-28 client: no session, each tools/call a POST of its own with the envelope and headers. */
+function modernCaller(url: string, bearer: string) {
+	let id = 1;
+	const meta = {
+		"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": {},
+		"io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+	};
+	return async (tool: string, args: object) => {
+		const res = await fetch(url, {
+			method: "POST",
+			headers: {
+				"content-type": "application/json",
+				accept: "application/json, text/event-stream",
+				authorization: `Bearer ${bearer}`,
+				"mcp-protocol-version": "2026-07-28",
+				"mcp-method": "tools/call",
+				"mcp-name": tool,
+			},
+			body: JSON.stringify({
+				jsonrpc: "2.0",
+				id: id++,
+				method: "tools/call",
+				params: { name: tool, arguments: args, _meta: meta },
+			}),
+		});
+		const text = await res.text();
 		if (!text.includes('"result"') || text.includes('"isError":true'))
 			throw new Error(`call failed: ${text.slice(0, 200)}`);
 	};
@@ -193,6 +226,16 @@ export async function run(): Promise<void> {
 				);
 				const label = `HTTP MCP task.get, ${clients} session${clients > 1 ? "s" : ""}, ${who}`;
 				console.log(line(label, figures, floor));
+				// The same call in the 2026-07-28 era: no session, a server made for each request.
+				const modern = modernCaller(url, bearer);
+				const stateless = await measure(clients, () => modern("task.get", args));
+				console.log(
+					line(
+						`HTTP MCP 2026-07-28 task.get, ${clients} client${clients > 1 ? "s" : ""}, ${who}`,
+						stateless,
+						floor,
+					),
+				);
 			}
 		}
 		console.log();

@@ -32,6 +32,8 @@ const INVALID_PARAMS = -32602;
 export interface ModernOptions {
 	inflight: InFlight;
 	maxBodyBytes: number;
+	/** Hears each tools/list answered: how many tools, and the client as its envelope names it. */
+	onToolsList?: (tools: number, client: string | undefined) => void;
 }
 
 export interface ModernEndpoint {
@@ -48,7 +50,7 @@ export function modernEndpoint(call: Caller, options: ModernOptions): ModernEndp
 		(ctx) => {
 			const principal = ctx.authInfo && callers.get(ctx.authInfo);
 			if (!principal) throw new Error("a new-era request reached the server without its caller");
-			return modernServer(call, principal, options.inflight);
+			return modernServer(call, principal, options);
 		},
 		{ legacy: "reject", responseMode: "auto", maxRequestBodySize: options.maxBodyBytes },
 	);
@@ -85,7 +87,8 @@ function claimsModern(headers: Headers, body: unknown): boolean {
 	return typeof meta === "object" && meta !== null && VERSION_META in meta;
 }
 
-function modernServer(call: Caller, principal: Principal, inflight: InFlight): Server {
+function modernServer(call: Caller, principal: Principal, options: ModernOptions): Server {
+	const { inflight } = options;
 	const server = new Server(
 		{ name: "roundtable", title: "Roundtable", version: VERSION },
 		{
@@ -94,11 +97,17 @@ function modernServer(call: Caller, principal: Principal, inflight: InFlight): S
 				"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.",
 		},
 	);
-	server.setRequestHandler("tools/list", async () => ({
-		tools: publishedTools(principal.kind === "agent" ? principal.role : undefined),
-		ttlMs: TOOLS_TTL_MS,
-		cacheScope: "private",
-	}));
+	server.setRequestHandler("tools/list", async (request) => {
+		const tools = publishedTools(principal.kind === "agent" ? principal.role : undefined);
+		const info = request.params?._meta?.["io.modelcontextprotocol/clientInfo"] as
+			| { name?: unknown; version?: unknown }
+			| undefined;
+		options.onToolsList?.(
+			tools.length,
+			typeof info?.name === "string" ? `${info.name} ${String(info.version ?? "")}`.trim() : undefined,
+		);
+		return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "private" };
+	});
 	server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
 		const { name, arguments: args } = request.params;
 		// Operator and internal tools are not part of the MCP surface: to an MCP client they do not exist.

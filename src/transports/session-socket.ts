@@ -179,7 +179,11 @@ export async function startSessionSocket(
 ): Promise<SessionSocket> {
 	await preparePath(options.path, true);
 	const open = new Set<Socket<LineTransport | undefined>>();
-	const modern = modernEndpoint(call, { inflight: options.inflight, maxBodyBytes: options.maxFrameBytes });
+	const modern = modernEndpoint(call, {
+		inflight: options.inflight,
+		maxBodyBytes: options.maxFrameBytes,
+		...(options.onToolsList && { onToolsList: options.onToolsList }),
+	});
 	const previousUmask = process.umask(0o177); // the socket is born 0600
 	let listener: UnixSocketListener<LineTransport | undefined>;
 	try {

@@ -75,7 +75,9 @@ describe("tools/list over Streamable HTTP", () => {
 	});
 
 	test("is the registry's published projection, with no outputSchema", async () => {
-		expect(wire).toEqual(JSON.parse(JSON.stringify({ tools: publishedTools() })));
+		expect(wire).toEqual(
+			JSON.parse(JSON.stringify({ tools: publishedTools(), ttlMs: 3_600_000, cacheScope: "private" })),
+		);
 		for (const t of wire.tools) expect(t.outputSchema).toBeUndefined();
 		const { tools } = await client.listTools();
 		expect(tools.length).toBe(AGENT_TOOLS.length);

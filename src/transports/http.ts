@@ -13,6 +13,7 @@ import {
 import type { AgentPrincipal, Caller, Principal } from "../context.ts";
 import { createDashboard } from "../dashboard/server/index.ts";
 import { establishedPeers } from "../os/tcp-table.ts";
+import { Hub } from "../subscriptions/hub.ts";
 import { readBounded } from "./body.ts";
 import { EventBuffer } from "./event-store.ts";
 import { Connections } from "./http-connections.ts";
@@ -217,6 +218,8 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 	});
 	let stopping = false;
 	const modern = modernEndpoint(call, { inflight: options.inflight, maxBodyBytes: options.maxBodyBytes });
+	// Subscriptions of this endpoint's sessions to Roundtable's resources, and the loop that serves them.
+	const subscriptions = new Hub(call);
 
 	const readDeadlineMs = options.readDeadlineMs ?? 30_000;
 	const connections = new Connections(
@@ -309,6 +312,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 			principal,
 			inflight: options.inflight,
 			extension,
+			subscriptions,
 		}).connect(transport);
 		return transport.handleRequest(req, { parsedBody: parsed.body });
 	}
@@ -405,6 +409,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		},
 		async close() {
 			dashboard.close();
+			subscriptions.close();
 			await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
 			sessions.clear();
 			await server.stop(true);

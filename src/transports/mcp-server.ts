@@ -7,11 +7,16 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import {
 	type CallToolResult,
 	ErrorCode,
+	ListResourcesRequestSchema,
+	ListResourceTemplatesRequestSchema,
 	ListToolsRequestSchema,
 	type Tool as McpTool,
+	ReadResourceRequestSchema,
 	type ServerCapabilities,
 	type ServerNotification,
 	type ServerRequest,
+	SubscribeRequestSchema,
+	UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Caller, Transport } from "../context.ts";
@@ -19,6 +24,8 @@ import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { asToolError } from "../errors.ts";
 import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
+import type { Hub } from "../subscriptions/hub.ts";
+import { INBOX_URI, parseUri, readResource, runEventsUri } from "../subscriptions/resources.ts";
 import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
 import { TOOLS_TTL_MS } from "./mcp-modern.ts";
@@ -59,6 +66,8 @@ export type ExtensionCall = (
 ) => Promise<CallToolResult>;
 
 export interface McpServerOptions {
+	/** Resources to read and subscribe to, served by this hub (its owner's, one per transport). */
+	subscriptions?: Hub;
 	transport: Transport;
 	/** The caller, as the transport established it: the operator, or an agent's capability. */
 	principal: CallContext["principal"];
@@ -78,7 +87,11 @@ export function createMcpServer(call: Caller, options: McpServerOptions): Server
 			// Only what is answered: an undeclared method (resources/list, logging/setLevel, …) gets
 			// −32601 from the SDK. The extension's capabilities go in here, at construction, because
 			// the SDK installs logging/setLevel only for a server constructed with `logging`.
-			capabilities: { tools: {}, ...extension?.capabilities },
+			capabilities: {
+				tools: {},
+				...(options.subscriptions && { resources: { subscribe: true } }),
+				...extension?.capabilities,
+			},
 			instructions:
 				"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.",
 		},
@@ -91,6 +104,8 @@ export function createMcpServer(call: Caller, options: McpServerOptions): Server
 		// As the 2026-07-28 era says it (./mcp-modern.ts): the list holds until a new program, per caller.
 		return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "private" };
 	});
+	if (options.subscriptions) serveResources(server, call, options, options.subscriptions);
+	// The conformance fixtures, where given, answer the resource methods in ours' stead.
 	const extensionCall = extension?.install(server);
 	server.setRequestHandler(AnyToolsCall, async (request, extra) => {
 		const params = request.params as {
@@ -148,4 +163,74 @@ export function createMcpServer(call: Caller, options: McpServerOptions): Server
 		}
 	});
 	return server;
+}
+
+/** A tool's error as MCP's resource methods answer it: not found as −32002, the rest −32602. */
+function resourceError(err: unknown): Error {
+	const e = asToolError(err);
+	return rpcError(e.code === "not_found" ? -32002 : ErrorCode.InvalidParams, e.message, {
+		code: e.code,
+		...e.details,
+	});
+}
+
+/** resources/list, templates, read, subscribe and unsubscribe: Roundtable's own (src/subscriptions/). */
+function serveResources(server: Server, call: Caller, options: McpServerOptions, hub: Hub): void {
+	const json = "application/json";
+	const ctxOf = (signal: AbortSignal): CallContext => ({
+		principal: options.principal,
+		transport: options.transport,
+		signal,
+		progress: () => {},
+	});
+	const session = {};
+	server.onclose = () => hub.drop(session);
+	server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+		const state = (await call("table.get_state", {}, ctxOf(extra.signal))) as {
+			runs: { id: string; goal: string; status: string }[];
+		};
+		return {
+			resources: [
+				{ uri: INBOX_URI, name: "inbox", title: "Your inbox", mimeType: json },
+				...state.runs
+					.filter((r) => r.status === "active")
+					.map((r) => ({
+						uri: runEventsUri(r.id),
+						name: `${r.id} events`,
+						title: r.goal || r.id,
+						mimeType: json,
+					})),
+			],
+		};
+	});
+	server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+		resourceTemplates: [
+			{ uriTemplate: "roundtable://runs/{run_id}/events", name: "run events", mimeType: json },
+			{ uriTemplate: "roundtable://requests/{request_id}", name: "peer request", mimeType: json },
+		],
+	}));
+	server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+		const r = parseUri(request.params.uri);
+		if (!r) throw rpcError(-32002, `no such resource: ${request.params.uri.slice(0, 200)}`);
+		try {
+			const content = await readResource(call, r, ctxOf(extra.signal));
+			return { contents: [{ uri: request.params.uri, mimeType: json, text: JSON.stringify(content) }] };
+		} catch (err) {
+			throw resourceError(err);
+		}
+	});
+	server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+		try {
+			await hub.subscribe(session, request.params.uri, ctxOf(extra.signal), (uri, eventId) => {
+				void server.sendResourceUpdated({ uri, _meta: { "roundtable/event_id": eventId } }).catch(() => {});
+			});
+		} catch (err) {
+			throw resourceError(err);
+		}
+		return {};
+	});
+	server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+		hub.unsubscribe(session, request.params.uri);
+		return {};
+	});
 }

@@ -9,6 +9,7 @@ import type { Transport as McpTransport } from "@modelcontextprotocol/sdk/shared
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Socket, UnixSocketListener } from "bun";
 import type { AgentPrincipal, Caller } from "../context.ts";
+import { Hub } from "../subscriptions/hub.ts";
 import type { InFlight } from "./inflight.ts";
 import { type Frame, isBlank, LineSplitter } from "./lines.ts";
 import { type ModernEndpoint, modernEndpoint } from "./mcp-modern.ts";
@@ -179,6 +180,7 @@ export async function startSessionSocket(
 ): Promise<SessionSocket> {
 	await preparePath(options.path, true);
 	const open = new Set<Socket<LineTransport | undefined>>();
+	const subscriptions = new Hub(call);
 	const modern = modernEndpoint(call, {
 		inflight: options.inflight,
 		maxBodyBytes: options.maxFrameBytes,
@@ -209,6 +211,7 @@ export async function startSessionSocket(
 						transport: "socket",
 						principal: options.principal,
 						inflight: options.inflight,
+						subscriptions,
 						onToolsList: (tools) =>
 							options.onToolsList?.(
 								tools,
@@ -238,6 +241,7 @@ export async function startSessionSocket(
 	return {
 		path: options.path,
 		close() {
+			subscriptions.close();
 			for (const s of open) s.terminate();
 			listener.stop(true);
 			try {

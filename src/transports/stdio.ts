@@ -285,6 +285,32 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 		}
 	}
 
+	// The session's own event stream (GET): what the owner sends unasked, a subscribed resource's
+	// updates, reaches the client too. Opened once the session is initialized; resumed from its last
+	// event when it ends; given up when the owner offers none (405) or the bridge stops.
+	const listening = new AbortController();
+	let listenStarted = false;
+	async function listen(): Promise<void> {
+		const cursor: Cursor = {};
+		while (!listening.signal.aborted && sessionId) {
+			const res = await fetch(o.url, {
+				method: "GET",
+				headers: {
+					...headers(),
+					accept: "text/event-stream",
+					...(cursor.lastEventId && { "last-event-id": cursor.lastEventId }),
+				},
+				signal: listening.signal,
+			}).catch(() => undefined);
+			if (!res?.ok || !res.body) {
+				await res?.body?.cancel();
+				if (res && res.status >= 400 && res.status < 500) return;
+			} else await readEvents(res.body, relay, cursor).catch(() => {});
+			if (listening.signal.aborted) return;
+			await Bun.sleep(Math.min(cursor.retryMs ?? 1000, MAX_RETRY_MS));
+		}
+	}
+
 	const work = new Set<Promise<void>>();
 	/** Forwards a message that has its place, and gives the place back when it is done. */
 	const begin = (envelope: Envelope, raw: Uint8Array, kind: Kind, cancels?: Id) => {
@@ -298,6 +324,13 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 		else if (envelope.method === "initialize") {
 			job = forward(envelope, raw);
 			initialized = job;
+		} else if (envelope.method === "notifications/initialized") {
+			job = (initialized ?? Promise.resolve()).then(() => forward(envelope, raw));
+			void job.then(() => {
+				if (listenStarted || !sessionId) return;
+				listenStarted = true;
+				void listen();
+			});
 		} else {
 			// Everything after initialize needs the session id it returns.
 			const before = initialized;
@@ -359,6 +392,7 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 	// stdin ended or a signal came: the client is gone. End the session (which cancels its running
 	// calls, a test run's process group with them) and leave without waiting for answers.
 	for (const abort of pending.values()) abort.abort();
+	listening.abort();
 	if (sessionId) {
 		await fetch(o.url, { method: "DELETE", headers: headers(), signal: AbortSignal.timeout(1000) }).catch(
 			() => {},

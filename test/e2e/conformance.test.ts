@@ -15,8 +15,8 @@ import {
 	ElicitRequestSchema,
 	EmptyResultSchema,
 	ListPromptsResultSchema,
-	ListResourcesResultSchema,
 	LoggingMessageNotificationSchema,
+	ReadResourceResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
 import { initProject } from "../../src/init/index.ts";
@@ -197,10 +197,10 @@ describe("roundtable start serves no fixture, whatever its environment says", ()
 		return client;
 	}
 
-	test("only tools are declared; fixture tools are neither listed nor callable", async () => {
+	test("only tools and Roundtable's own resources are declared; fixture tools are neither listed nor callable", async () => {
 		const client = await connect();
 		try {
-			expect(client.getServerCapabilities()).toEqual({ tools: {} });
+			expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: { subscribe: true } });
 			const { tools } = await client.listTools();
 			expect(tools.length).toBeGreaterThan(0);
 			expect(tools.filter((t) => !t.name.includes("."))).toEqual([]);
@@ -212,7 +212,7 @@ describe("roundtable start serves no fixture, whatever its environment says", ()
 		}
 	});
 
-	test("resources, prompts and logging are not offered: −32601, as for any undeclared method", async () => {
+	test("the fixtures' resources are not there; prompts and logging are not offered: −32601, as for any undeclared method", async () => {
 		const client = await connect();
 		try {
 			const codeOf = (
@@ -224,7 +224,12 @@ describe("roundtable start serves no fixture, whatever its environment says", ()
 					() => "answered",
 					(e: { code?: number }) => e.code,
 				);
-			expect(await codeOf("resources/list", {}, ListResourcesResultSchema)).toBe(-32601);
+			// Roundtable's own resources only: the inbox, each active run's events (none here).
+			const { resources } = await client.listResources();
+			expect(resources.map((r) => r.uri)).toEqual(["roundtable://inbox"]);
+			expect(await codeOf("resources/read", { uri: "test://static-text" }, ReadResourceResultSchema)).toBe(
+				-32002,
+			);
 			expect(await codeOf("prompts/list", {}, ListPromptsResultSchema)).toBe(-32601);
 			expect(await codeOf("logging/setLevel", { level: "info" }, EmptyResultSchema)).toBe(-32601);
 		} finally {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Subprocess } from "bun";
 import { parseDocument } from "yaml";
 import { readOperatorToken } from "../../src/config/operator-token.ts";
@@ -815,6 +815,32 @@ describe("a 2026-07-28 client over `mcp stdio`", () => {
 			expect(refused).toBe(-32602);
 		} finally {
 			await client.close();
+		}
+	}, 30_000);
+});
+
+describe("pushed events through `mcp stdio`", () => {
+	test("a 2025-11-25 client subscribed to its inbox hears of a question addressed to it, through the bridge's event stream", async () => {
+		const sdk = await sdkClient(process.execPath, [MAIN, "mcp", "stdio", "--root", shared.root]);
+		const heard: string[] = [];
+		sdk.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+			heard.push(n.params.uri);
+		});
+		try {
+			await sdk.client.subscribeResource({ uri: "roundtable://inbox" });
+			const asked = await sdk.client.callTool({
+				name: "peer.ask",
+				arguments: {
+					agent_id: "implementer-1",
+					assignee_agent_id: "operator",
+					question_md: "are you there?",
+				},
+			});
+			expect(asked.isError).toBeFalsy();
+			await until(() => heard.length > 0, 10_000, "the inbox update");
+			expect(heard).toEqual(["roundtable://inbox"]);
+		} finally {
+			await sdk.client.close();
 		}
 	}, 30_000);
 });

@@ -1,0 +1,121 @@
+// Subscriptions to Roundtable's resources (./resources.ts) and the one loop that serves them: while
+// any stands, it follows the table with a waiting table.watch (woken by this process's commits and,
+// by their datagrams, other processes': src/os/wake.ts), and tells each subscriber of each event
+// that changes what it subscribed to, once, in event order. A subscription is allowed only after the
+// caller read the resource itself, so it hears only of what it may read; an inbox is its own.
+import { type CallContext, type Caller, systemContext } from "../context.ts";
+import { ToolError } from "../errors.ts";
+import type { EventRecord } from "../vocabulary/records.ts";
+import { inboxOf, parseUri, readResource, subscriptionUri, touchedBy } from "./resources.ts";
+
+/** Subscriptions one session may hold at once. */
+export const SUBSCRIPTIONS_PER_SESSION = 256;
+
+/** Told of an event that changed a subscribed resource. */
+export type Notify = (uri: string, eventId: number) => void;
+
+interface Subscription {
+	/** Whose inbox, for an inbox subscription. */
+	inbox: string;
+	notify: Notify;
+}
+
+/** One page of events the loop reads at a time, and how long one wait lasts. */
+const PAGE = 200;
+const WAIT_MS = 30_000;
+
+export class Hub {
+	/** Per session (any object its transport keeps for it): its subscriptions by URI. */
+	private readonly sessions = new Map<object, Map<string, Subscription>>();
+	private after: number | undefined;
+	private running: Promise<void> | undefined;
+	private readonly stopped = new AbortController();
+
+	constructor(private readonly call: Caller) {}
+
+	/**
+	 * Subscribes `session` to `uri`, once the caller has read it (its rights are the reading tool's):
+	 * `invalid_argument` for a URI that names none of ours, the reading tool's error otherwise, and
+	 * `resource_exhausted` past SUBSCRIPTIONS_PER_SESSION.
+	 */
+	async subscribe(session: object, uri: string, ctx: CallContext, notify: Notify): Promise<void> {
+		const r = parseUri(uri);
+		if (!r || (r.kind === "run" && r.after !== 0))
+			throw new ToolError("invalid_argument", `no such resource: ${uri.slice(0, 200)}`, {
+				uri: uri.slice(0, 200),
+			});
+		const key = subscriptionUri(r);
+		const mine = this.sessions.get(session) ?? new Map<string, Subscription>();
+		if (!mine.has(key) && mine.size >= SUBSCRIPTIONS_PER_SESSION)
+			throw new ToolError(
+				"resource_exhausted",
+				`this session already holds ${SUBSCRIPTIONS_PER_SESSION} subscriptions, the most one may; unsubscribe from one first`,
+				{ limit: SUBSCRIPTIONS_PER_SESSION },
+			);
+		// Where the loop starts is fixed before the read, so nothing committed after it is missed.
+		await this.startingPoint();
+		await readResource(this.call, r, ctx);
+		mine.set(key, { inbox: inboxOf(ctx.principal), notify });
+		this.sessions.set(session, mine);
+		this.running ??= this.follow().finally(() => {
+			this.running = undefined;
+		});
+	}
+
+	unsubscribe(session: object, uri: string): void {
+		const r = parseUri(uri);
+		const mine = this.sessions.get(session);
+		if (!r || !mine) return;
+		mine.delete(subscriptionUri(r));
+		if (mine.size === 0) this.sessions.delete(session);
+	}
+
+	/** The session ended: its subscriptions go with it. */
+	drop(session: object): void {
+		this.sessions.delete(session);
+	}
+
+	/** Ends the loop (the transport closes). */
+	close(): void {
+		this.sessions.clear();
+		this.stopped.abort();
+	}
+
+	private async startingPoint(): Promise<void> {
+		if (this.after !== undefined) return;
+		const state = (await this.call("table.get_state", {}, systemContext())) as { last_event_id: number };
+		this.after ??= state.last_event_id;
+	}
+
+	private async follow(): Promise<void> {
+		const ctx = { ...systemContext(), signal: this.stopped.signal };
+		while (this.sessions.size > 0 && !this.stopped.signal.aborted) {
+			let page: { events: EventRecord[]; next_after_event_id: number };
+			try {
+				page = (await this.call(
+					"table.watch",
+					{ after_event_id: this.after ?? 0, limit: PAGE, wait_ms: WAIT_MS },
+					ctx,
+				)) as typeof page;
+			} catch {
+				if (this.stopped.signal.aborted) return;
+				await Bun.sleep(1000); // the store is briefly unwell: look again soon
+				continue;
+			}
+			for (const e of page.events) this.dispatch(e);
+			this.after = page.next_after_event_id;
+		}
+		// Nobody listens now: the next subscription starts from what is new then.
+		this.after = undefined;
+	}
+
+	private dispatch(e: EventRecord): void {
+		const touched = touchedBy(e);
+		if (touched.length === 0) return;
+		for (const mine of this.sessions.values())
+			for (const t of touched) {
+				const s = mine.get(t.uri);
+				if (s && (t.inbox === undefined || t.inbox === s.inbox)) s.notify(t.uri, e.id);
+			}
+	}
+}

@@ -217,9 +217,14 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		readDeadlineMs: options.readDeadlineMs ?? 30_000,
 	});
 	let stopping = false;
-	const modern = modernEndpoint(call, { inflight: options.inflight, maxBodyBytes: options.maxBodyBytes });
 	// Subscriptions of this endpoint's sessions to Roundtable's resources, and the loop that serves them.
 	const subscriptions = new Hub(call);
+	const modern = modernEndpoint(call, {
+		inflight: options.inflight,
+		maxBodyBytes: options.maxBodyBytes,
+		subscriptions,
+		transport: "http",
+	});
 
 	const readDeadlineMs = options.readDeadlineMs ?? 30_000;
 	const connections = new Connections(
@@ -404,11 +409,13 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		stopAccepting() {
 			stopping = true;
 			dashboard.close();
+			modern.close();
 			clearInterval(sweep);
 			void server.stop();
 		},
 		async close() {
 			dashboard.close();
+			modern.close();
 			subscriptions.close();
 			await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
 			sessions.clear();

@@ -13,11 +13,14 @@ import {
 	ProtocolError,
 	Server,
 } from "@modelcontextprotocol/server";
-import type { CallContext, Caller } from "../context.ts";
+import type { CallContext, Caller, Transport } from "../context.ts";
 import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { asToolError } from "../errors.ts";
 import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
+import type { Hub } from "../subscriptions/hub.ts";
+import { isListen, listen } from "../subscriptions/listen.ts";
+import { INBOX_URI, parseUri, readResource, runEventsUri } from "../subscriptions/resources.ts";
 import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
 
@@ -34,6 +37,9 @@ export interface ModernOptions {
 	maxBodyBytes: number;
 	/** Hears each tools/list answered: how many tools, and the client as its envelope names it. */
 	onToolsList?: (tools: number, client: string | undefined) => void;
+	/** Serves `subscriptions/listen` (src/subscriptions/listen.ts); without it, listens get the SDK's answer. */
+	subscriptions?: Hub;
+	transport?: Transport;
 }
 
 export interface ModernEndpoint {
@@ -41,11 +47,14 @@ export interface ModernEndpoint {
 	isLegacy(req: Request, body: unknown): Promise<boolean>;
 	/** Serves one new-era request for `principal`, who its own credential says it is. */
 	serve(req: Request, body: unknown, principal: Principal): Promise<Response>;
+	/** Ends open listens, each with its answer (the owner stops). */
+	close(): void;
 }
 
 export function modernEndpoint(call: Caller, options: ModernOptions): ModernEndpoint {
 	// The caller rides to the factory in the SDK's pass-through AuthInfo.
 	const callers = new WeakMap<AuthInfo, Principal>();
+	const closing = new AbortController();
 	const handler = createMcpHandler(
 		(ctx) => {
 			const principal = ctx.authInfo && callers.get(ctx.authInfo);
@@ -61,6 +70,14 @@ export function modernEndpoint(call: Caller, options: ModernOptions): ModernEndp
 			!claimsModern(req.headers, body) ||
 			(await isLegacyRequest(req, body, { maxRequestBodySize: options.maxBodyBytes })),
 		serve(req, body, principal) {
+			const hub = options.subscriptions;
+			if (hub && isListen(body) && wellFormedListen(req.headers, body))
+				return listen(
+					hub,
+					body,
+					{ principal, transport: options.transport ?? "http", signal: req.signal, progress: () => {} },
+					closing.signal,
+				);
 			const authInfo: AuthInfo = {
 				token: "",
 				clientId: principal.kind === "agent" ? principal.agent_id : principal.kind,
@@ -69,7 +86,21 @@ export function modernEndpoint(call: Caller, options: ModernOptions): ModernEndp
 			callers.set(authInfo, principal);
 			return handler.fetch(req, { parsedBody: body, authInfo });
 		},
+		close: () => closing.abort(),
 	};
+}
+
+/**
+ * A listen whose revision and headers are in order; any other goes to the SDK, which answers it
+ * with the error the revision specifies.
+ */
+function wellFormedListen(headers: Headers, body: unknown): boolean {
+	const version = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.[VERSION_META];
+	return (
+		version === FIRST_MODERN &&
+		headers.get("mcp-protocol-version") === FIRST_MODERN &&
+		headers.get("mcp-method") === "subscriptions/listen"
+	);
 }
 
 /** The first revision without `initialize`; later ones compare greater as dates. */
@@ -92,7 +123,7 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
 	const server = new Server(
 		{ name: "roundtable", title: "Roundtable", version: VERSION },
 		{
-			capabilities: { tools: {} },
+			capabilities: { tools: {}, ...(options.subscriptions && { resources: { subscribe: true } }) },
 			instructions:
 				"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.",
 		},
@@ -108,6 +139,7 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
 		);
 		return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "private" };
 	});
+	if (options.subscriptions) serveResources(server, call, principal, options.transport ?? "http");
 	server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
 		const { name, arguments: args } = request.params;
 		// Operator and internal tools are not part of the MCP surface: to an MCP client they do not exist.
@@ -156,4 +188,55 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
 		}
 	});
 	return server;
+}
+
+/**
+ * resources/list, templates and read in the new era (subscribing is `subscriptions/listen`): the
+ * same resources as the old era's, read as the caller; a missing one is −32602 here (SEP-2164).
+ */
+function serveResources(server: Server, call: Caller, principal: Principal, transport: Transport): void {
+	const json = "application/json";
+	const ctxOf = (signal: AbortSignal): CallContext => ({ principal, transport, signal, progress: () => {} });
+	server.setRequestHandler("resources/list", async (_request, extra) => {
+		const state = (await call("table.get_state", {}, ctxOf(extra.mcpReq.signal))) as {
+			runs: { id: string; goal: string; status: string }[];
+		};
+		return {
+			resources: [
+				{ uri: INBOX_URI, name: "inbox", title: "Your inbox", mimeType: json },
+				...state.runs
+					.filter((r) => r.status === "active")
+					.map((r) => ({
+						uri: runEventsUri(r.id),
+						name: `${r.id} events`,
+						title: r.goal || r.id,
+						mimeType: json,
+					})),
+			],
+			ttlMs: 0,
+			cacheScope: "private",
+		};
+	});
+	server.setRequestHandler("resources/templates/list", async () => ({
+		resourceTemplates: [
+			{ uriTemplate: "roundtable://runs/{run_id}/events", name: "run events", mimeType: json },
+			{ uriTemplate: "roundtable://requests/{request_id}", name: "peer request", mimeType: json },
+		],
+		ttlMs: TOOLS_TTL_MS,
+		cacheScope: "public",
+	}));
+	server.setRequestHandler("resources/read", async (request, extra) => {
+		const { uri } = request.params;
+		const r = parseUri(uri);
+		const fail = (message: string, data?: object) =>
+			new ProtocolError(INVALID_PARAMS, message, { uri, ...data });
+		if (!r) throw fail(`no such resource: ${uri.slice(0, 200)}`);
+		try {
+			const content = await readResource(call, r, ctxOf(extra.mcpReq.signal));
+			return { contents: [{ uri, mimeType: json, text: JSON.stringify(content) }] };
+		} catch (err) {
+			const e = asToolError(err);
+			throw fail(e.message, { code: e.code });
+		}
+	});
 }

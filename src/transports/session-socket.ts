@@ -36,7 +36,11 @@ export interface SessionSocket {
 }
 
 /** A new-era message on a connection: answered on its own, its frames written back as they come. */
-type ModernLine = (m: Message, modern: Modern, write: (frame: string) => void) => void;
+interface ModernLine {
+	(m: Message, modern: Modern, write: (frame: string) => void): void;
+	/** The connection ended: what it still runs (a listen's stream) is cancelled. */
+	end(): void;
+}
 
 /** One connection's line reader and writer, as the SDK's transport. */
 class LineTransport implements McpTransport {
@@ -111,6 +115,7 @@ class LineTransport implements McpTransport {
 	}
 
 	async close(): Promise<void> {
+		this.modernLine.end();
 		if (this.closed) return;
 		this.closed = true;
 		this.socket.end();
@@ -119,6 +124,7 @@ class LineTransport implements McpTransport {
 
 	/** The client went away. */
 	gone(): void {
+		this.modernLine.end();
 		if (this.closed) return;
 		this.closed = true;
 		this.onclose?.();
@@ -133,7 +139,7 @@ class LineTransport implements McpTransport {
  */
 function modernLines(endpoint: ModernEndpoint, principal: AgentPrincipal): ModernLine {
 	const running = new Map<string | number, AbortController>();
-	return (m, modern, write) => {
+	const line = (m: Message, modern: Modern, write: (frame: string) => void) => {
 		if (m.method === "notifications/cancelled") {
 			const id = m.params?.requestId;
 			if (id !== undefined) running.get(id)?.abort();
@@ -158,8 +164,17 @@ function modernLines(endpoint: ModernEndpoint, principal: AgentPrincipal): Moder
 			.then(async (res) => {
 				if (res.status === 202 || !res.body) return;
 				if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
-					for (const line of (await res.text()).split("\n"))
-						if (line.startsWith("data:") && line.length > 5) write(line.slice(5).trim());
+					// As it comes: a listen's stream stays open for as long as the client keeps it.
+					const decoder = new TextDecoder();
+					let rest = "";
+					for await (const chunk of res.body) {
+						rest += decoder.decode(chunk, { stream: true });
+						for (let cut = rest.indexOf("\n"); cut >= 0; cut = rest.indexOf("\n")) {
+							const line = rest.slice(0, cut);
+							rest = rest.slice(cut + 1);
+							if (line.startsWith("data:") && line.length > 5) write(line.slice(5).trim());
+						}
+					}
 				} else write((await res.text()).trim());
 			})
 			.catch(() => {
@@ -172,6 +187,12 @@ function modernLines(endpoint: ModernEndpoint, principal: AgentPrincipal): Moder
 				if (m.id !== undefined) running.delete(m.id);
 			});
 	};
+	return Object.assign(line, {
+		end() {
+			for (const abort of running.values()) abort.abort();
+			running.clear();
+		},
+	});
 }
 
 export async function startSessionSocket(
@@ -184,6 +205,8 @@ export async function startSessionSocket(
 	const modern = modernEndpoint(call, {
 		inflight: options.inflight,
 		maxBodyBytes: options.maxFrameBytes,
+		subscriptions,
+		transport: "socket",
 		...(options.onToolsList && { onToolsList: options.onToolsList }),
 	});
 	const previousUmask = process.umask(0o177); // the socket is born 0600
@@ -241,6 +264,7 @@ export async function startSessionSocket(
 	return {
 		path: options.path,
 		close() {
+			modern.close();
 			subscriptions.close();
 			for (const s of open) s.terminate();
 			listener.stop(true);

@@ -146,3 +146,179 @@ test("10,000 subscriptions from one client: bounded per session, resource_exhaus
 	const still = await carol.client.callTool({ name: "table.get_state", arguments: {} });
 	expect(still.isError).toBeFalsy();
 }, 60_000);
+
+/** A 2026-07-28 `subscriptions/listen` opened by hand: its stream's messages as they come. */
+async function listenAs(bearer: string, notifications: object, id: number | string = 7) {
+	const abort = new AbortController();
+	const res = await fetch(server.url, {
+		method: "POST",
+		signal: abort.signal,
+		headers: {
+			"content-type": "application/json",
+			accept: "application/json, text/event-stream",
+			authorization: `Bearer ${bearer}`,
+			"mcp-protocol-version": "2026-07-28",
+			"mcp-method": "subscriptions/listen",
+		},
+		body: JSON.stringify({
+			jsonrpc: "2.0",
+			id,
+			method: "subscriptions/listen",
+			params: {
+				_meta: {
+					"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+					"io.modelcontextprotocol/clientCapabilities": {},
+					"io.modelcontextprotocol/clientInfo": { name: "listener", version: "1" },
+				},
+				notifications,
+			},
+		}),
+	});
+	const messages: {
+		jsonrpc?: string;
+		method?: string;
+		id?: unknown;
+		result?: unknown;
+		error?: unknown;
+		params?: Record<string, unknown>;
+	}[] = [];
+	const reading = (async () => {
+		// A refusal comes as one JSON answer, not a stream.
+		if (res.headers.get("content-type")?.includes("application/json")) {
+			messages.push((await res.json()) as (typeof messages)[number]);
+			return;
+		}
+		const decoder = new TextDecoder();
+		let rest = "";
+		try {
+			for await (const chunk of res.body as ReadableStream<Uint8Array>) {
+				rest += decoder.decode(chunk, { stream: true });
+				for (let cut = rest.indexOf("\n"); cut >= 0; cut = rest.indexOf("\n")) {
+					const line = rest.slice(0, cut);
+					rest = rest.slice(cut + 1);
+					if (line.startsWith("data: ")) messages.push(JSON.parse(line.slice(6)));
+				}
+			}
+		} catch {
+			// aborted
+		}
+	})();
+	return { res, messages, close: () => abort.abort(), reading };
+}
+
+async function capabilityOf(agentId: string): Promise<string> {
+	const raw = newCapability();
+	await p.call("session.mint", { agent_id: agentId, capability_sha256: capabilityHash(raw) });
+	return raw;
+}
+
+test("2026-07-28: subscriptions/listen acknowledges only what the caller may read, then each update with the subscription's id", async () => {
+	const cap = await capabilityOf("implementer-1");
+	const mine = (await p.call("peer.ask", {
+		agent_id: "implementer-1",
+		assignee_agent_id: "implementer-2",
+		question_md: "mine",
+	})) as { request: { id: string } };
+	const theirs = (await p.call("peer.ask", {
+		agent_id: "reviewer-1",
+		assignee_agent_id: "implementer-2",
+		question_md: "theirs",
+	})) as { request: { id: string } };
+	const own = `roundtable://requests/${mine.request.id}`;
+	const other = `roundtable://requests/${theirs.request.id}`;
+	const run = "roundtable://runs/R-1/events";
+	const l = await listenAs(cap, {
+		toolsListChanged: true,
+		promptsListChanged: true,
+		resourceSubscriptions: [own, other, run, "file:///etc/passwd"],
+	});
+	expect(l.res.status).toBe(200);
+	expect(l.res.headers.get("content-type")).toContain("text/event-stream");
+	await until(() => l.messages.length >= 1, 10_000, "the acknowledgement");
+	expect(l.messages[0]).toEqual({
+		jsonrpc: "2.0",
+		method: "notifications/subscriptions/acknowledged",
+		params: {
+			_meta: { "io.modelcontextprotocol/subscriptionId": 7 },
+			notifications: { toolsListChanged: true, resourceSubscriptions: [own, run] },
+		},
+	});
+	await p.call("peer.answer", { agent_id: "implementer-2", request_id: theirs.request.id, answer_md: "no" });
+	await p.call("peer.answer", { agent_id: "implementer-2", request_id: mine.request.id, answer_md: "yes" });
+	await p.call("task.create", { title: "t", body_md: "b", run_id: "R-1" });
+	await until(() => l.messages.length >= 3, 10_000, "the updates");
+	await Bun.sleep(300);
+	const updates = l.messages.slice(1);
+	expect(
+		updates.map((m) => [
+			m.method,
+			m.params?.uri,
+			(m.params?._meta as Record<string, unknown>)?.["io.modelcontextprotocol/subscriptionId"],
+		]),
+	).toEqual([
+		["notifications/resources/updated", own, 7],
+		["notifications/resources/updated", run, 7],
+	]);
+	l.close();
+	await l.reading;
+});
+
+test("2026-07-28: a listen naming too many resources is refused with the limit; the server ends open listens with their answer", async () => {
+	const cap = await capabilityOf("reviewer-1");
+	const many = await listenAs(cap, {
+		resourceSubscriptions: Array.from({ length: 10_000 }, (_, i) => `roundtable://runs/R-many-${i}/events`),
+	});
+	await many.reading;
+	expect(many.messages).toEqual([
+		{
+			jsonrpc: "2.0",
+			id: 7,
+			error: {
+				code: -32602,
+				message: `a listen may name at most ${SUBSCRIPTIONS_PER_SESSION} resources; it named 10000`,
+				data: { code: "resource_exhausted", limit: SUBSCRIPTIONS_PER_SESSION },
+			},
+		},
+	]);
+	// A server of its own, closed while a listen is open: the listen gets its answer, then the end.
+	const q = await makeProject();
+	const other = loopbackHttp(q.rt, { loopbackAuth: "token", operatorTokens: ["t2"] });
+	const res = await fetch(other.url, {
+		method: "POST",
+		headers: {
+			"content-type": "application/json",
+			accept: "application/json, text/event-stream",
+			authorization: "Bearer t2",
+			"mcp-protocol-version": "2026-07-28",
+			"mcp-method": "subscriptions/listen",
+		},
+		body: JSON.stringify({
+			jsonrpc: "2.0",
+			id: "L",
+			method: "subscriptions/listen",
+			params: {
+				_meta: {
+					"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+					"io.modelcontextprotocol/clientCapabilities": {},
+					"io.modelcontextprotocol/clientInfo": { name: "x", version: "1" },
+				},
+				notifications: { resourceSubscriptions: ["roundtable://inbox"] },
+			},
+		}),
+	});
+	const text = res.text();
+	await Bun.sleep(200);
+	// As the owner stops: it stops accepting (open listens are answered and ended), then closes.
+	other.stopAccepting();
+	const body = await text;
+	await other.close();
+	const lines = body
+		.split("\n")
+		.filter((line) => line.startsWith("data: "))
+		.map((line) => JSON.parse(line.slice(6)));
+	expect(lines.at(-1)).toEqual({
+		jsonrpc: "2.0",
+		id: "L",
+		result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "L" } },
+	});
+}, 30_000);

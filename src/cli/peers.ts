@@ -9,7 +9,7 @@ import type { Runtime } from "../runtime.ts";
 import type { MessageRecord, PeerAnswerRecord, PeerRequestRecord } from "../vocabulary/records.ts";
 import { UsageError } from "./args.ts";
 import { print } from "./output.ts";
-import { command } from "./runtime.ts";
+import { command, waitForEvents } from "./runtime.ts";
 
 /** The first line of a body, cut to fit one terminal line. */
 const firstLine = (text: string) => {
@@ -64,12 +64,7 @@ async function followInbox(
 	const { seen } = from;
 	for (;;) {
 		try {
-			const events = await call(
-				rt,
-				"table.watch",
-				{ after_event_id: cursor, limit: 200, wait_ms: 30_000 },
-				ctx,
-			);
+			const events = await waitForEvents(rt, ctx, { after_event_id: cursor, limit: 200, wait_ms: 30_000 });
 			cursor = events.next_after_event_id;
 			if (events.events.length === 0) continue;
 		} catch (err) {

@@ -7,7 +7,7 @@ import type { Result } from "../registry/index.ts";
 import type { Runtime } from "../runtime.ts";
 import type { EventRecord } from "../vocabulary/records.ts";
 import type { CommandRun } from "./command.ts";
-import { withRuntime } from "./runtime.ts";
+import { waitForEvents, withRuntime } from "./runtime.ts";
 
 const print = (lines: string[]) => {
 	if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
@@ -142,7 +142,7 @@ async function follow(rt: Runtime, ctx: CallContext, runId: string | undefined, 
 		let v: Result<"table.watch">;
 		try {
 			const args = { after_event_id: cursor, limit: 200, wait_ms: 30_000, ...(runId && { run_id: runId }) };
-			v = await call(rt, "table.watch", args, ctx);
+			v = await waitForEvents(rt, ctx, args);
 		} catch (err) {
 			if (err instanceof ToolError && err.code === "cancelled") return;
 			throw err;

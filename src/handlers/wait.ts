@@ -10,8 +10,8 @@ import type { Env } from "./env.ts";
 const LOOK_AGAIN_MS = 1000;
 
 /**
- * Looks until `ready(view)` or until `waitMs` has passed, and returns the last look; a cancelled
- * call ends with `cancelled` naming `tool`.
+ * Looks until `ready(view)` or until `waitMs` has passed (or the owner stops), and returns the last
+ * look; a cancelled call ends with `cancelled` naming `tool`.
  */
 export async function lookUntil<T>(
 	env: Env,
@@ -32,7 +32,7 @@ export async function lookUntil<T>(
 		);
 		try {
 			const view = await look();
-			if (ready(view) || remaining <= 0) return view;
+			if (ready(view) || remaining <= 0 || env.rt.store.waitsEnded) return view;
 			await woken;
 		} finally {
 			stop.abort();

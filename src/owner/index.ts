@@ -215,6 +215,8 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		await headless?.stopAll();
 		http?.stopAccepting();
 		socket?.stopAccepting();
+		// Waiting reads (a follower's table.watch, an agent's peer.wait) answer now, not at their timeout.
+		rt?.store.endWaits();
 		if (!(await inflight.drain(DRAIN_MS)))
 			options.log("roundtable: calls still running after the drain timeout were cut off");
 		collector.stop();

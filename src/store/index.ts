@@ -77,6 +77,12 @@ export interface Store {
 	 * wake the waiters if it did. From the first call on, the poll only backs it up, slowly.
 	 */
 	othersMayHaveCommitted(): void;
+	/**
+	 * The owner stops: every wait ends now and none begins (a waiting read returns what it sees), so
+	 * a client's long wait never holds the drain.
+	 */
+	endWaits(): void;
+	readonly waitsEnded: boolean;
 	close(): void;
 }
 
@@ -116,6 +122,7 @@ class SqliteStore implements Store {
 	private dataVersion = 0;
 	/** Other processes say when they commit (a wake listener runs): the poll is only a net. */
 	private told = false;
+	waitsEnded = false;
 	/** The one Conn of this database; active only while a call's transaction work runs. */
 	private readonly conn: Conn;
 	private readonly View: new () => TxView & Tx;
@@ -176,7 +183,13 @@ class SqliteStore implements Store {
 		}
 	}
 
+	endWaits(): void {
+		this.waitsEnded = true;
+		for (const wake of [...this.waiters]) wake();
+	}
+
 	eventsCommitted(ms: number, signal?: AbortSignal): Promise<void> {
+		if (this.waitsEnded) return Promise.resolve();
 		return new Promise((resolve) => {
 			const done = () => {
 				clearTimeout(timer);

@@ -46,7 +46,9 @@ export class Hub {
 			});
 		const key = subscriptionUri(r);
 		const mine = this.sessions.get(session) ?? new Map<string, Subscription>();
-		if (!mine.has(key) && mine.size >= SUBSCRIPTIONS_PER_SESSION)
+		// Already held by this session: its caller read it, and a session's rights do not widen.
+		if (mine.has(key)) return;
+		if (mine.size >= SUBSCRIPTIONS_PER_SESSION)
 			throw new ToolError(
 				"resource_exhausted",
 				`this session already holds ${SUBSCRIPTIONS_PER_SESSION} subscriptions, the most one may; unsubscribe from one first`,
@@ -104,6 +106,8 @@ export class Hub {
 			}
 			for (const e of page.events) this.dispatch(e);
 			this.after = page.next_after_event_id;
+			// A wait that ended empty at once (the owner stops): do not spin until this hub is closed.
+			if (page.events.length === 0) await Bun.sleep(50);
 		}
 		// Nobody listens now: the next subscription starts from what is new then.
 		this.after = undefined;

@@ -126,12 +126,12 @@ test("what it may not read it cannot subscribe to, and hears nothing of; unsubsc
 	expect(bob.heard.map((h) => h.uri)).toEqual(["roundtable://runs/R-2/events"]);
 });
 
-test("10,000 subscriptions from one client: bounded per session, resource_exhausted naming the limit; the endpoint unharmed", async () => {
+test("1,000 subscriptions from one client: bounded per session, resource_exhausted naming the limit; the endpoint unharmed", async () => {
 	for (let i = 0; i < 300; i++) await p.call("run.open", { run_id: `R-many-${i}`, goal: "" });
 	const carol = await agent("reviewer-1");
 	let held = 0;
 	const refusals = new Set<string>();
-	for (let i = 0; i < 10_000; i++) {
+	for (let i = 0; i < 1_000; i++) {
 		const uri = `roundtable://runs/R-many-${i % 300}/events`;
 		const outcome = await carol.client.subscribeResource({ uri }).then(
 			() => "ok",
@@ -145,7 +145,7 @@ test("10,000 subscriptions from one client: bounded per session, resource_exhaus
 	expect([...refusals]).toEqual([`-32602 resource_exhausted ${SUBSCRIPTIONS_PER_SESSION}`]);
 	const still = await carol.client.callTool({ name: "table.get_state", arguments: {} });
 	expect(still.isError).toBeFalsy();
-}, 60_000);
+}, 120_000);
 
 /** A 2026-07-28 `subscriptions/listen` opened by hand: its stream's messages as they come. */
 async function listenAs(bearer: string, notifications: object, id: number | string = 7) {
@@ -263,7 +263,7 @@ test("2026-07-28: subscriptions/listen acknowledges only what the caller may rea
 	await l.reading;
 });
 
-test("2026-07-28: a listen naming too many resources is refused with the limit; the server ends open listens with their answer", async () => {
+test("2026-07-28: a listen naming 10,000 resources is refused with the limit; the server ends open listens with their answer", async () => {
 	const cap = await capabilityOf("reviewer-1");
 	const many = await listenAs(cap, {
 		resourceSubscriptions: Array.from({ length: 10_000 }, (_, i) => `roundtable://runs/R-many-${i}/events`),

@@ -14,23 +14,23 @@ import {
 	Server,
 } from "@modelcontextprotocol/server";
 import type { CallContext, Caller, Transport } from "../context.ts";
-import { didYouMean, quoted, suggestion } from "../domain/text.ts";
-import { asToolError } from "../errors.ts";
-import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import type { Hub } from "../subscriptions/hub.ts";
 import { isListen, listen } from "../subscriptions/listen.ts";
-import { INBOX_URI, parseUri, readResource, runEventsUri } from "../subscriptions/resources.ts";
 import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
+import {
+	callTool,
+	INVALID_PARAMS,
+	listResources,
+	RESOURCE_TEMPLATES,
+	readContents,
+	resourceContext,
+	TOOLS_TTL_MS,
+	unknownTool,
+} from "./mcp-surface.ts";
 
 type Principal = CallContext["principal"];
-
-/** How long a client may keep a tools/list answer: the list changes only with a new program. */
-export const TOOLS_TTL_MS = 3_600_000;
-
-/** The JSON-RPC code for an unknown tool, as the old era answers it. */
-const INVALID_PARAMS = -32602;
 
 export interface ModernOptions {
 	inflight: InFlight;
@@ -142,50 +142,18 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
 	if (options.subscriptions) serveResources(server, call, principal, options.transport ?? "http");
 	server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
 		const { name, arguments: args } = request.params;
-		// Operator and internal tools are not part of the MCP surface: to an MCP client they do not exist.
-		if (findTool(name)?.visibility !== "agent") {
-			const near = didYouMean(
-				name,
-				AGENT_TOOLS.map((t) => t.name),
-			);
-			throw new ProtocolError(
-				INVALID_PARAMS,
-				`unknown tool ${quoted(name)}${suggestion(near)}`,
-				near && { did_you_mean: near },
-			);
-		}
-		const progressToken = request.params._meta?.progressToken;
-		const ctx: CallContext = {
+		const unknown = unknownTool(name);
+		if (unknown) throw new ProtocolError(INVALID_PARAMS, unknown.message, unknown.data);
+		return callTool(call, {
+			name,
+			args,
 			principal,
-			transport: "http",
+			transport: options.transport ?? "http",
 			signal: extra.mcpReq.signal,
-			progress: (progress, total, message) => {
-				if (progressToken === undefined) return;
-				void extra.mcpReq
-					.notify({
-						method: "notifications/progress",
-						params: {
-							progressToken,
-							progress,
-							...(total !== undefined && { total }),
-							...(message !== undefined && { message }),
-						},
-					})
-					.catch(() => {});
-			},
-		};
-		try {
-			const result = await inflight.track(call(name, args ?? {}, ctx));
-			return {
-				content: [{ type: "text", text: JSON.stringify(result) }],
-				structuredContent: result as Record<string, unknown>,
-			};
-		} catch (err) {
-			return {
-				isError: true,
-				content: [{ type: "text", text: JSON.stringify({ error: asToolError(err).toJSON() }) }],
-			};
-		}
+			progressToken: request.params._meta?.progressToken,
+			notify: (n) => extra.mcpReq.notify(n),
+			inflight,
+		});
 	});
 	return server;
 }
@@ -195,48 +163,21 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
  * same resources as the old era's, read as the caller; a missing one is −32602 here (SEP-2164).
  */
 function serveResources(server: Server, call: Caller, principal: Principal, transport: Transport): void {
-	const json = "application/json";
-	const ctxOf = (signal: AbortSignal): CallContext => ({ principal, transport, signal, progress: () => {} });
-	server.setRequestHandler("resources/list", async (_request, extra) => {
-		const state = (await call("table.get_state", {}, ctxOf(extra.mcpReq.signal))) as {
-			runs: { id: string; goal: string; status: string }[];
-		};
-		return {
-			resources: [
-				{ uri: INBOX_URI, name: "inbox", title: "Your inbox", mimeType: json },
-				...state.runs
-					.filter((r) => r.status === "active")
-					.map((r) => ({
-						uri: runEventsUri(r.id),
-						name: `${r.id} events`,
-						title: r.goal || r.id,
-						mimeType: json,
-					})),
-			],
-			ttlMs: 0,
-			cacheScope: "private",
-		};
-	});
+	const ctxOf = (signal: AbortSignal) => resourceContext(principal, transport, signal);
+	server.setRequestHandler("resources/list", async (_request, extra) => ({
+		resources: await listResources(call, ctxOf(extra.mcpReq.signal)),
+		ttlMs: 0,
+		cacheScope: "private",
+	}));
 	server.setRequestHandler("resources/templates/list", async () => ({
-		resourceTemplates: [
-			{ uriTemplate: "roundtable://runs/{run_id}/events", name: "run events", mimeType: json },
-			{ uriTemplate: "roundtable://requests/{request_id}", name: "peer request", mimeType: json },
-		],
+		resourceTemplates: RESOURCE_TEMPLATES,
 		ttlMs: TOOLS_TTL_MS,
 		cacheScope: "public",
 	}));
-	server.setRequestHandler("resources/read", async (request, extra) => {
-		const { uri } = request.params;
-		const r = parseUri(uri);
-		const fail = (message: string, data?: object) =>
-			new ProtocolError(INVALID_PARAMS, message, { uri, ...data });
-		if (!r) throw fail(`no such resource: ${uri.slice(0, 200)}`);
-		try {
-			const content = await readResource(call, r, ctxOf(extra.mcpReq.signal));
-			return { contents: [{ uri, mimeType: json, text: JSON.stringify(content) }] };
-		} catch (err) {
-			const e = asToolError(err);
-			throw fail(e.message, { code: e.code });
-		}
-	});
+	server.setRequestHandler("resources/read", (request, extra) =>
+		readContents(call, request.params.uri, ctxOf(extra.mcpReq.signal), {
+			missing: (uri) => new ProtocolError(INVALID_PARAMS, `no such resource: ${uri.slice(0, 200)}`, { uri }),
+			failed: (e) => new ProtocolError(INVALID_PARAMS, e.message, { uri: request.params.uri, code: e.code }),
+		}),
+	);
 }

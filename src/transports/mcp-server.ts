@@ -1,5 +1,6 @@
-// The registry as an MCP server (SDK 1.32, low-level Server): tools/list from the registry, and
-// tools/call into the one dispatcher. Protocol problems are JSON-RPC errors (unknown tool → −32602);
+// The registry as an MCP server of the 2025-11-25 era (SDK 1.32, low-level Server, one per session):
+// tools/list from the registry, and tools/call into the one dispatcher (./mcp-surface.ts, as the
+// 2026-07-28 era's ./mcp-modern.ts does). Protocol problems are JSON-RPC errors (unknown tool → −32602);
 // tool failures are `isError` results carrying {"error":{code,message,details}} and no
 // structuredContent, because SDK clients check structuredContent against outputSchema even then.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -20,15 +21,20 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Caller, Transport } from "../context.ts";
-import { didYouMean, quoted, suggestion } from "../domain/text.ts";
 import { asToolError } from "../errors.ts";
-import { AGENT_TOOLS, findTool } from "../registry/index.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import type { Hub } from "../subscriptions/hub.ts";
-import { INBOX_URI, parseUri, readResource, runEventsUri } from "../subscriptions/resources.ts";
 import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
-import { TOOLS_TTL_MS } from "./mcp-modern.ts";
+import {
+	callTool,
+	listResources,
+	RESOURCE_TEMPLATES,
+	readContents,
+	resourceContext,
+	TOOLS_TTL_MS,
+	unknownTool,
+} from "./mcp-surface.ts";
 
 /** A JSON-RPC error the SDK passes through as is (an McpError would get its prefix doubled). */
 const rpcError = (code: number, message: string, data?: unknown) =>
@@ -116,51 +122,18 @@ export function createMcpServer(call: Caller, options: McpServerOptions): Server
 		if (extensionCall && extension?.tools.some((t) => t.name === params?.name)) {
 			return extensionCall(params.name, params.arguments ?? {}, extra);
 		}
-		// Operator and internal tools are not part of the MCP surface: to an MCP client they do not exist.
-		// (A role's call to an agent tool it may not use is refused in call(), where it is recorded.)
-		if (findTool(params.name)?.visibility !== "agent") {
-			const near = didYouMean(
-				params.name,
-				AGENT_TOOLS.map((t) => t.name),
-			);
-			throw rpcError(
-				ErrorCode.InvalidParams,
-				`unknown tool ${quoted(String(params.name))}${suggestion(near)}`,
-				near && { did_you_mean: near },
-			);
-		}
-		const progressToken = params._meta?.progressToken;
-		const ctx: CallContext = {
+		const unknown = unknownTool(params.name);
+		if (unknown) throw rpcError(ErrorCode.InvalidParams, unknown.message, unknown.data);
+		return callTool(call, {
+			name: params.name,
+			args: params.arguments,
 			principal: options.principal,
 			transport: options.transport,
 			signal: extra.signal,
-			progress: (progress, total, message) => {
-				if (progressToken === undefined) return;
-				void extra
-					.sendNotification({
-						method: "notifications/progress",
-						params: {
-							progressToken,
-							progress,
-							...(total !== undefined && { total }),
-							...(message !== undefined && { message }),
-						},
-					})
-					.catch(() => {});
-			},
-		};
-		try {
-			const result = await options.inflight.track(call(params.name, params.arguments ?? {}, ctx));
-			return {
-				content: [{ type: "text", text: JSON.stringify(result) }],
-				structuredContent: result as Record<string, unknown>,
-			};
-		} catch (err) {
-			return {
-				isError: true,
-				content: [{ type: "text", text: JSON.stringify({ error: asToolError(err).toJSON() }) }],
-			};
-		}
+			progressToken: params._meta?.progressToken,
+			notify: (n) => extra.sendNotification(n),
+			inflight: options.inflight,
+		});
 	});
 	return server;
 }
@@ -176,49 +149,21 @@ function resourceError(err: unknown): Error {
 
 /** resources/list, templates, read, subscribe and unsubscribe: Roundtable's own (src/subscriptions/). */
 function serveResources(server: Server, call: Caller, options: McpServerOptions, hub: Hub): void {
-	const json = "application/json";
-	const ctxOf = (signal: AbortSignal): CallContext => ({
-		principal: options.principal,
-		transport: options.transport,
-		signal,
-		progress: () => {},
-	});
+	const ctxOf = (signal: AbortSignal) => resourceContext(options.principal, options.transport, signal);
 	const session = {};
 	server.onclose = () => hub.drop(session);
-	server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
-		const state = (await call("table.get_state", {}, ctxOf(extra.signal))) as {
-			runs: { id: string; goal: string; status: string }[];
-		};
-		return {
-			resources: [
-				{ uri: INBOX_URI, name: "inbox", title: "Your inbox", mimeType: json },
-				...state.runs
-					.filter((r) => r.status === "active")
-					.map((r) => ({
-						uri: runEventsUri(r.id),
-						name: `${r.id} events`,
-						title: r.goal || r.id,
-						mimeType: json,
-					})),
-			],
-		};
-	});
-	server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-		resourceTemplates: [
-			{ uriTemplate: "roundtable://runs/{run_id}/events", name: "run events", mimeType: json },
-			{ uriTemplate: "roundtable://requests/{request_id}", name: "peer request", mimeType: json },
-		],
+	server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({
+		resources: await listResources(call, ctxOf(extra.signal)),
 	}));
-	server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-		const r = parseUri(request.params.uri);
-		if (!r) throw rpcError(-32002, `no such resource: ${request.params.uri.slice(0, 200)}`);
-		try {
-			const content = await readResource(call, r, ctxOf(extra.signal));
-			return { contents: [{ uri: request.params.uri, mimeType: json, text: JSON.stringify(content) }] };
-		} catch (err) {
-			throw resourceError(err);
-		}
-	});
+	server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+		resourceTemplates: RESOURCE_TEMPLATES,
+	}));
+	server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+		readContents(call, request.params.uri, ctxOf(extra.signal), {
+			missing: (uri) => rpcError(-32002, `no such resource: ${uri.slice(0, 200)}`),
+			failed: resourceError,
+		}),
+	);
 	server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
 		try {
 			await hub.subscribe(session, request.params.uri, ctxOf(extra.signal), (uri, eventId) => {

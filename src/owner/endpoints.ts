@@ -9,6 +9,7 @@ import { sleep } from "../os/sleep.ts";
 import type { Runtime } from "../runtime.ts";
 import { principalOf } from "../sessions/capability.ts";
 import { privateDir } from "../sessions/paths.ts";
+import type { Hub } from "../subscriptions/hub.ts";
 import type { InFlight } from "../transports/inflight.ts";
 import { type SessionSocket, startSessionSocket } from "../transports/session-socket.ts";
 import { nowIso } from "../vocabulary/ids.ts";
@@ -17,6 +18,8 @@ export interface EndpointsOptions {
 	inflight: InFlight;
 	maxFrameBytes: number;
 	log: (line: string) => void;
+	/** The owner's one hub of subscriptions, shared by every session's socket and by HTTP. */
+	subscriptions: Hub;
 	/** How often to look again when no commit wakes it (expiry needs no commit). */
 	intervalMs?: number;
 }
@@ -71,6 +74,7 @@ export function serveSessionEndpoints(rt: Runtime, options: EndpointsOptions): E
 						maxFrameBytes: options.maxFrameBytes,
 						maxConnections: 8,
 						inflight: options.inflight,
+						subscriptions: options.subscriptions,
 						onToolsList: (tools, client) => {
 							void call(
 								rt,

@@ -16,6 +16,7 @@ import { tryLock } from "../os/lock.ts";
 import { listenForWakes, type WakeListener } from "../os/wake.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { resolveCapability } from "../sessions/capability.ts";
+import { Hub } from "../subscriptions/hub.ts";
 import { describeSandbox } from "../test-runs/sandboxed.ts";
 import { type HttpServer, startHttp } from "../transports/http.ts";
 import { InFlight } from "../transports/inflight.ts";
@@ -96,12 +97,15 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 	let endpoints: Endpoints | undefined;
 	let headless: ReturnType<typeof headlessSessions> | undefined;
 	let wakes: WakeListener | undefined;
+	let subscriptions: Hub | undefined;
 	try {
 		rt = openRuntime(root);
 		// Other processes' commits (a --direct CLI call, a second tool) wake this one's waiters at once.
 		const store = rt.store;
 		wakes = await listenForWakes(() => store.othersMayHaveCommitted());
 		store.othersMayHaveCommitted();
+		// One hub of subscriptions for every MCP door: one loop follows the table however many listen.
+		subscriptions = new Hub(callerOf(rt));
 		// Headless sessions (session.start) run in this process, and only here.
 		headless = headlessSessions(rt, options.log, async () => {
 			await endpoints?.now();
@@ -134,6 +138,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		// Launched agents' private sockets, for as long as their sessions stand.
 		endpoints = serveSessionEndpoints(rt, {
 			inflight,
+			subscriptions,
 			maxFrameBytes: config.limits.max_frame_bytes,
 			log: options.log,
 		});
@@ -156,6 +161,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 			http = listenOrExplain(address, () =>
 				startHttp(callerOf(live), {
 					address,
+					subscriptions,
 					...(options.mcpExtension && { extension: options.mcpExtension }),
 					operatorTokens: operatorTokens(root),
 					loopbackAuth: config.mcp.loopback_auth,
@@ -224,6 +230,7 @@ export async function runOwner(rootDir: string, options: OwnerOptions): Promise<
 		await http?.close();
 		socket?.close();
 		withdrawOwner(root);
+		subscriptions?.close();
 		wakes?.close();
 		rt?.close();
 		lock.release();

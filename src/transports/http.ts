@@ -23,6 +23,8 @@ import { modernEndpoint } from "./mcp-modern.ts";
 import { createMcpServer, type McpExtension } from "./mcp-server.ts";
 
 export interface HttpOptions {
+	/** The owner's one hub of subscriptions (shared with the session sockets); without one, its own. */
+	subscriptions?: Hub;
 	/** host:port; port 0 lets the OS choose. */
 	address: string;
 	/** Bearer tokens that make a caller the operator (ROUNDTABLE_MCP_TOKEN, .roundtable/operator.token). */
@@ -217,8 +219,9 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		readDeadlineMs: options.readDeadlineMs ?? 30_000,
 	});
 	let stopping = false;
-	// Subscriptions of this endpoint's sessions to Roundtable's resources, and the loop that serves them.
-	const subscriptions = new Hub(call);
+	// Subscriptions to Roundtable's resources: the owner's hub, or (an endpoint alone) one of its own.
+	const own = options.subscriptions ? undefined : new Hub(call);
+	const subscriptions = options.subscriptions ?? (own as Hub);
 	const modern = modernEndpoint(call, {
 		inflight: options.inflight,
 		maxBodyBytes: options.maxBodyBytes,
@@ -416,7 +419,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		async close() {
 			dashboard.close();
 			modern.close();
-			subscriptions.close();
+			own?.close();
 			await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
 			sessions.clear();
 			await server.stop(true);

@@ -17,15 +17,17 @@ import type { CallContext, Caller, Transport } from "../context.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import type { Hub } from "../subscriptions/hub.ts";
 import { isListen, listen } from "../subscriptions/listen.ts";
-import { VERSION } from "../version.ts";
+import { claimsModern, FIRST_MODERN, VERSION_META } from "./envelope.ts";
 import type { InFlight } from "./inflight.ts";
 import {
 	callTool,
+	INSTRUCTIONS,
 	INVALID_PARAMS,
 	listResources,
 	RESOURCE_TEMPLATES,
 	readContents,
 	resourceContext,
+	SERVER_INFO,
 	TOOLS_TTL_MS,
 	unknownTool,
 } from "./mcp-surface.ts";
@@ -39,7 +41,8 @@ export interface ModernOptions {
 	onToolsList?: (tools: number, client: string | undefined) => void;
 	/** Serves `subscriptions/listen` (src/subscriptions/listen.ts); without it, listens get the SDK's answer. */
 	subscriptions?: Hub;
-	transport?: Transport;
+	/** The door its calls are recorded as coming through. */
+	transport: Transport;
 }
 
 export interface ModernEndpoint {
@@ -72,12 +75,7 @@ export function modernEndpoint(call: Caller, options: ModernOptions): ModernEndp
 		serve(req, body, principal) {
 			const hub = options.subscriptions;
 			if (hub && isListen(body) && wellFormedListen(req.headers, body))
-				return listen(
-					hub,
-					body,
-					{ principal, transport: options.transport ?? "http", signal: req.signal, progress: () => {} },
-					closing.signal,
-				);
+				return listen(hub, body, resourceContext(principal, options.transport, req.signal), closing.signal);
 			const authInfo: AuthInfo = {
 				token: "",
 				clientId: principal.kind === "agent" ? principal.agent_id : principal.kind,
@@ -103,31 +101,12 @@ function wellFormedListen(headers: Headers, body: unknown): boolean {
 	);
 }
 
-/** The first revision without `initialize`; later ones compare greater as dates. */
-const FIRST_MODERN = "2026-07-28";
-const VERSION_META = "io.modelcontextprotocol/protocolVersion";
-
-/** A request names a 2026-07-28-or-later revision: in its `_meta` envelope, or its version header. */
-function claimsModern(headers: Headers, body: unknown): boolean {
-	const header = headers.get("mcp-protocol-version");
-	if (header !== null && header >= FIRST_MODERN) return true;
-	if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-	const params = (body as { params?: unknown }).params;
-	const meta =
-		typeof params === "object" && params !== null ? (params as { _meta?: unknown })._meta : undefined;
-	return typeof meta === "object" && meta !== null && VERSION_META in meta;
-}
-
 function modernServer(call: Caller, principal: Principal, options: ModernOptions): Server {
 	const { inflight } = options;
-	const server = new Server(
-		{ name: "roundtable", title: "Roundtable", version: VERSION },
-		{
-			capabilities: { tools: {}, ...(options.subscriptions && { resources: { subscribe: true } }) },
-			instructions:
-				"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.",
-		},
-	);
+	const server = new Server(SERVER_INFO, {
+		capabilities: { tools: {}, ...(options.subscriptions && { resources: { subscribe: true } }) },
+		instructions: INSTRUCTIONS,
+	});
 	server.setRequestHandler("tools/list", async (request) => {
 		const tools = publishedTools(principal.kind === "agent" ? principal.role : undefined);
 		const info = request.params?._meta?.["io.modelcontextprotocol/clientInfo"] as
@@ -139,7 +118,7 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
 		);
 		return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "private" };
 	});
-	if (options.subscriptions) serveResources(server, call, principal, options.transport ?? "http");
+	if (options.subscriptions) serveResources(server, call, principal, options.transport);
 	server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
 		const { name, arguments: args } = request.params;
 		const unknown = unknownTool(name);
@@ -148,7 +127,7 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
 			name,
 			args,
 			principal,
-			transport: options.transport ?? "http",
+			transport: options.transport,
 			signal: extra.mcpReq.signal,
 			progressToken: request.params._meta?.progressToken,
 			notify: (n) => extra.mcpReq.notify(n),

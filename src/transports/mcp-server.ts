@@ -24,14 +24,15 @@ import type { CallContext, Caller, Transport } from "../context.ts";
 import { asToolError } from "../errors.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import type { Hub } from "../subscriptions/hub.ts";
-import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
 import {
 	callTool,
+	INSTRUCTIONS,
 	listResources,
 	RESOURCE_TEMPLATES,
 	readContents,
 	resourceContext,
+	SERVER_INFO,
 	TOOLS_TTL_MS,
 	unknownTool,
 } from "./mcp-surface.ts";
@@ -87,21 +88,17 @@ export interface McpServerOptions {
 
 export function createMcpServer(call: Caller, options: McpServerOptions): Server {
 	const { extension } = options;
-	const server = new Server(
-		{ name: "roundtable", title: "Roundtable", version: VERSION },
-		{
-			// Only what is answered: an undeclared method (resources/list, logging/setLevel, …) gets
-			// −32601 from the SDK. The extension's capabilities go in here, at construction, because
-			// the SDK installs logging/setLevel only for a server constructed with `logging`.
-			capabilities: {
-				tools: {},
-				...(options.subscriptions && { resources: { subscribe: true } }),
-				...extension?.capabilities,
-			},
-			instructions:
-				"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.",
+	const server = new Server(SERVER_INFO, {
+		// Only what is answered: an undeclared method (resources/list, logging/setLevel, …) gets
+		// −32601 from the SDK. The extension's capabilities go in here, at construction, because
+		// the SDK installs logging/setLevel only for a server constructed with `logging`.
+		capabilities: {
+			tools: {},
+			...(options.subscriptions && { resources: { subscribe: true } }),
+			...extension?.capabilities,
 		},
-	);
+		instructions: INSTRUCTIONS,
+	});
 	server.setRequestHandler(ListToolsRequestSchema, async () => {
 		const tools = extension
 			? [...mcpTools(options.principal), ...extension.tools]

@@ -12,7 +12,13 @@ import {
 	readResource,
 	runEventsUri,
 } from "../subscriptions/resources.ts";
+import { VERSION } from "../version.ts";
 import type { InFlight } from "./inflight.ts";
+
+/** Who answers, in both eras. */
+export const SERVER_INFO = { name: "roundtable", title: "Roundtable", version: VERSION };
+export const INSTRUCTIONS =
+	"Roundtable coordinates agents on one repository. Start with table.get_state, claim before you propose, and follow table.watch with after_event_id.";
 
 /** How long a client may keep a tools/list answer: the list changes only with a new program. */
 export const TOOLS_TTL_MS = 3_600_000;

@@ -10,12 +10,13 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Socket, UnixSocketListener } from "bun";
 import type { AgentPrincipal, Caller } from "../context.ts";
 import { Hub } from "../subscriptions/hub.ts";
+import { type Modern, modernHeaders, modernOf } from "./envelope.ts";
 import type { InFlight } from "./inflight.ts";
 import { type Frame, isBlank, LineSplitter } from "./lines.ts";
 import { type ModernEndpoint, modernEndpoint } from "./mcp-modern.ts";
 import { createMcpServer } from "./mcp-server.ts";
 import { preparePath } from "./socket.ts";
-import { headerValue, type Message, type Modern, modernOf, parseFrame } from "./stdio.ts";
+import { type Message, parseFrame, readEvents } from "./stdio.ts";
 
 export interface SessionSocketOptions {
 	path: string;
@@ -25,6 +26,8 @@ export interface SessionSocketOptions {
 	maxPendingBytes?: number;
 	maxConnections: number;
 	inflight: InFlight;
+	/** Subscriptions to resources: the owner's hub; without one, a hub of this socket's own. */
+	subscriptions?: Hub;
 	/** The client listed its tools (count) on a connection, having introduced itself as `client`. */
 	onToolsList?: (tools: number, client: string | undefined) => void;
 }
@@ -149,13 +152,7 @@ function modernLines(endpoint: ModernEndpoint, principal: AgentPrincipal): Moder
 		if (m.id !== undefined) running.set(m.id, abort);
 		const req = new Request("http://session.socket/mcp", {
 			method: "POST",
-			headers: {
-				"content-type": "application/json",
-				accept: "application/json, text/event-stream",
-				"mcp-protocol-version": modern.version,
-				"mcp-method": m.method as string,
-				...(modern.name !== undefined && { "mcp-name": headerValue(modern.name) }),
-			},
+			headers: modernHeaders(m.method as string, modern),
 			body: JSON.stringify(m),
 			signal: abort.signal,
 		});
@@ -163,19 +160,10 @@ function modernLines(endpoint: ModernEndpoint, principal: AgentPrincipal): Moder
 			.serve(req, m, principal)
 			.then(async (res) => {
 				if (res.status === 202 || !res.body) return;
-				if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
-					// As it comes: a listen's stream stays open for as long as the client keeps it.
-					const decoder = new TextDecoder();
-					let rest = "";
-					for await (const chunk of res.body) {
-						rest += decoder.decode(chunk, { stream: true });
-						for (let cut = rest.indexOf("\n"); cut >= 0; cut = rest.indexOf("\n")) {
-							const line = rest.slice(0, cut);
-							rest = rest.slice(cut + 1);
-							if (line.startsWith("data:") && line.length > 5) write(line.slice(5).trim());
-						}
-					}
-				} else write((await res.text()).trim());
+				// As it comes: a listen's stream stays open for as long as the client keeps it.
+				if ((res.headers.get("content-type") ?? "").includes("text/event-stream"))
+					await readEvents(res.body, write, {});
+				else write((await res.text()).trim());
 			})
 			.catch(() => {
 				if (m.id !== undefined && !abort.signal.aborted)
@@ -201,7 +189,8 @@ export async function startSessionSocket(
 ): Promise<SessionSocket> {
 	await preparePath(options.path, true);
 	const open = new Set<Socket<LineTransport | undefined>>();
-	const subscriptions = new Hub(call);
+	const own = options.subscriptions ? undefined : new Hub(call);
+	const subscriptions = options.subscriptions ?? (own as Hub);
 	const modern = modernEndpoint(call, {
 		inflight: options.inflight,
 		maxBodyBytes: options.maxFrameBytes,
@@ -265,7 +254,7 @@ export async function startSessionSocket(
 		path: options.path,
 		close() {
 			modern.close();
-			subscriptions.close();
+			own?.close();
 			for (const s of open) s.terminate();
 			listener.stop(true);
 			try {

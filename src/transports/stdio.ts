@@ -7,6 +7,7 @@
 // Backpressure both ways: a bounded number of messages and bytes wait for the owner (beyond that,
 // stdin is not read until answers drain), and nothing more is read or relayed while the client
 // leaves stdout unread.
+import { type Modern, modernHeaders, modernOf } from "./envelope.ts";
 import { type Frame, isBlank, readLines } from "./lines.ts";
 
 export interface BridgeOptions {
@@ -72,34 +73,6 @@ export type Message = {
 	error?: unknown;
 };
 
-/** What a message of the 2026-07-28 era needs on its own POST: its revision and what it names. */
-export interface Modern {
-	version: string;
-	name?: string;
-}
-
-/** The methods whose POST carries an Mcp-Name header, and the parameter it mirrors. */
-const NAMED: Record<string, "name" | "uri"> = {
-	"tools/call": "name",
-	"prompts/get": "name",
-	"resources/read": "uri",
-};
-
-/** The message's new-era envelope, if it carries one (a revision in its `_meta`). */
-export function modernOf(m: Message): Modern | undefined {
-	const version = m.params?._meta?.["io.modelcontextprotocol/protocolVersion"];
-	if (typeof version !== "string" || m.method === undefined) return undefined;
-	const field = NAMED[m.method];
-	const named = field === undefined ? undefined : m.params?.[field];
-	return { version, ...(typeof named === "string" && { name: named }) };
-}
-
-/** A header value as the 2026-07-28 revision carries one: as is when safe, else its Base64 sentinel. */
-export const headerValue = (value: string) =>
-	/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith("=?")
-		? value
-		: `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
-
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 const errorFrame = (id: Id | null, code: number, message: string) =>
@@ -150,7 +123,7 @@ const RESUMES = 3;
 const MAX_RETRY_MS = 5000;
 
 /** Reads server-sent events and hands each data payload over, noting the cursor. */
-async function readEvents(
+export async function readEvents(
 	body: ReadableStream<Uint8Array>,
 	onData: (data: string) => unknown,
 	cursor: Cursor,
@@ -242,12 +215,8 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 	}
 
 	/** A new-era message's own headers: no session, its revision, its method and what it names. */
-	const modernHeaders = (m: Envelope, modern: Modern): Record<string, string> => ({
-		"content-type": "application/json",
-		accept: "application/json, text/event-stream",
-		"mcp-protocol-version": modern.version,
-		"mcp-method": m.method as string,
-		...(modern.name !== undefined && { "mcp-name": headerValue(modern.name) }),
+	const ownHeaders = (m: Envelope, modern: Modern): Record<string, string> => ({
+		...modernHeaders(m.method as string, modern),
 		...(o.token && { authorization: `Bearer ${o.token}` }),
 	});
 
@@ -259,7 +228,7 @@ export async function runBridge(o: BridgeOptions): Promise<number> {
 		try {
 			const res = await fetch(o.url, {
 				method: "POST",
-				headers: m.modern ? modernHeaders(m, m.modern) : headers(),
+				headers: m.modern ? ownHeaders(m, m.modern) : headers(),
 				body: raw,
 				signal: abort.signal,
 			});

@@ -27,7 +27,7 @@ import { privateDir, runtimeDir } from "../../src/sessions/paths.ts";
 import { InFlight } from "../../src/transports/inflight.ts";
 import { startSessionSocket } from "../../src/transports/session-socket.ts";
 import { workspaceDir } from "../../src/workspaces/create.ts";
-import { MAIN, makeProject, REPO, runCli, tempDir } from "../_helpers/helpers.ts";
+import { MAIN, makeProject, REPO, runCli, tempDir, until } from "../_helpers/helpers.ts";
 import {
 	launchArgs,
 	launchArgv,
@@ -719,6 +719,57 @@ describe("the session socket, in process", async () => {
 			expect(JSON.stringify(refused.content)).toContain("permission_denied");
 		} finally {
 			await client.close();
+		}
+	});
+
+	test("a listen on the session's socket, as its agent: only what the agent may read is acknowledged and heard", async () => {
+		const ask = (from: string, to: string) =>
+			call(p.rt, "peer.ask", { agent_id: from, assignee_agent_id: to, question_md: "?" }, p.ctx);
+		const own = (await ask("implementer-1", "implementer-2")).request.id;
+		const others = (await ask("reviewer-1", "implementer-2")).request.id;
+		const got: { method?: string; params?: Record<string, unknown> }[] = [];
+		let buffer = "";
+		const s = await Bun.connect({
+			unix: socket.path,
+			socket: {
+				data(_s, chunk) {
+					buffer += new TextDecoder().decode(chunk);
+					for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+						got.push(JSON.parse(buffer.slice(0, nl)));
+						buffer = buffer.slice(nl + 1);
+					}
+				},
+			},
+		});
+		const uris = [own, others].map((id) => `roundtable://requests/${id}`);
+		s.write(
+			`${JSON.stringify({
+				jsonrpc: "2.0",
+				id: "L1",
+				method: "subscriptions/listen",
+				params: {
+					_meta: {
+						"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+						"io.modelcontextprotocol/clientCapabilities": {},
+						"io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+					},
+					notifications: { resourceSubscriptions: uris },
+				},
+			})}\n`,
+		);
+		try {
+			await until(() => got.length >= 1, 10_000, "the acknowledgement");
+			expect(got[0]).toMatchObject({
+				method: "notifications/subscriptions/acknowledged",
+				params: { notifications: { resourceSubscriptions: [uris[0]] } },
+			});
+			for (const id of [others, own])
+				await call(p.rt, "peer.answer", { agent_id: "implementer-2", request_id: id, answer_md: "a" }, p.ctx);
+			await until(() => got.length >= 2, 10_000, "the update");
+			await Bun.sleep(300);
+			expect(got.slice(1).map((m) => m.params?.uri)).toEqual([uris[0]]);
+		} finally {
+			s.end();
 		}
 	});
 

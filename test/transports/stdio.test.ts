@@ -813,6 +813,13 @@ describe("a 2026-07-28 client over `mcp stdio`", () => {
 				(err: { code?: number }) => err.code,
 			);
 			expect(refused).toBe(-32602);
+			// A URI no header may carry as is goes in its Base64 sentinel: the owner decodes it, finds
+			// it agrees with the body, and answers the read itself (no such resource), not −32020.
+			const unsafe = await client.readResource({ uri: "roundtable://requests/☃ x" }).then(
+				() => "answered",
+				(err: { code?: number; message?: string }) => `${err.code} ${err.message}`,
+			);
+			expect(unsafe).toMatch(/^-32602 .*no such resource/);
 		} finally {
 			await client.close();
 		}

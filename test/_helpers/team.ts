@@ -1,8 +1,9 @@
 // A project whose every agent is the scripted team member (test/fixtures-scripts/team-agent.ts),
 // with a live owner, for the autopilot's tests; and what they read back of it.
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Document } from "yaml";
-import { REPO, runCli, tempDir } from "./helpers.ts";
+import { REPO, runCli, tempDir, until } from "./helpers.ts";
 import { type Owned, operatorCall, ownedProject } from "./launch-helpers.ts";
 
 export const TEAM_AGENT = join(REPO, "test/fixtures-scripts/team-agent.ts");
@@ -79,3 +80,27 @@ export interface RunState {
 /** Run `id` as table.get_state shows it (status, autopilot, its note). */
 export const runOf = async (root: string, id: string): Promise<RunState | undefined> =>
 	((await operatorCall(root, "table.get_state", {})) as { runs: RunState[] }).runs.find((r) => r.id === id);
+
+/** Edits the project's policy (`from` becomes `to`) and waits for the owner to reload it. */
+export async function editPolicy(root: string, from: string, to: string): Promise<void> {
+	const policy = join(root, "POLICIES.ROUNDTABLE.md");
+	writeFileSync(policy, readFileSync(policy, "utf8").replace(from, to));
+	await Bun.sleep(1500); // the owner reloads the policy
+}
+
+/** Lets test runs use the project's `check.sh` (what team-agent's Tester runs). */
+export function allowCheck(doc: Document): void {
+	doc.setIn(["tests", "allowed_commands"], ["sh check.sh"]);
+	doc.setIn(["tests", "support_paths"], ["check.sh"]);
+}
+
+/** The events of `type` once there is one, waiting up to `ms` for it. */
+export const eventsOnce = (root: string, type: string, ms: number, what: string) =>
+	until(
+		async () => {
+			const e = (await events(root)).filter((x) => x.type === type);
+			return e.length > 0 && e;
+		},
+		ms,
+		what,
+	);

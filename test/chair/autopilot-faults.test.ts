@@ -4,12 +4,22 @@
 // other; the owner killed mid-run is followed by one that resumes the session it left, never a second
 // for the same task; a bound reached pauses launching and says so; run.stop stops the run's sessions.
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { MAIN, runCli, until } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall, startOwner } from "../_helpers/launch-helpers.ts";
-import { autopilotRun, events, runOf, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
+import {
+	allowCheck,
+	autopilotRun,
+	editPolicy,
+	events,
+	eventsOnce,
+	runOf,
+	taskOn,
+	tasksWith,
+	teamProject,
+} from "../_helpers/team.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 
@@ -38,19 +48,12 @@ describe.skipIf(!sandboxed)("the autopilot's faults", () => {
 	test("a quorum no pool can meet: said once, on the run too, and no voter started in vain", async () => {
 		owned = await teamProject({ "a.txt": "a\n" });
 		const root = owned.root;
-		const policy = join(root, "POLICIES.ROUNDTABLE.md");
-		writeFileSync(
-			policy,
-			readFileSync(policy, "utf8").replace("approvals_required: 2", "approvals_required: 9"),
-		);
-		await Bun.sleep(1500); // the owner reloads the policy
+		await editPolicy(root, "approvals_required: 2", "approvals_required: 9");
 		await autopilotRun(root, "R-1");
 		await taskOn(root, "R-1", "T-1", "a.txt", "implementer-1");
-		const said = await until(
-			async () => {
-				const e = (await events(root)).filter((x) => x.type === "autopilot.quorum_unreachable");
-				return e.length > 0 && e;
-			},
+		const said = await eventsOnce(
+			root,
+			"autopilot.quorum_unreachable",
 			30_000,
 			"the Chair to say the quorum cannot be met",
 		);
@@ -101,24 +104,16 @@ describe.skipIf(!sandboxed)("the autopilot's faults", () => {
 			doc.setIn(["sessions", "retry_backoff_ms"], 100);
 			doc.setIn(["adapters", "broken"], { command: "false", headless: "false" });
 			doc.setIn(["agents", "reviewers", "adapter"], "broken");
-			doc.setIn(["tests", "allowed_commands"], ["sh check.sh"]);
-			doc.setIn(["tests", "support_paths"], ["check.sh"]);
+			allowCheck(doc);
 		});
 		const root = owned.root;
-		const policy = join(root, "POLICIES.ROUNDTABLE.md");
 		// Every voter there is (the Architect, the Reviewer, Security and the Tester) is needed.
-		writeFileSync(
-			policy,
-			readFileSync(policy, "utf8").replace("approvals_required: 2", "approvals_required: 4"),
-		);
-		await Bun.sleep(1500); // the owner reloads the policy
+		await editPolicy(root, "approvals_required: 2", "approvals_required: 4");
 		await autopilotRun(root, "R-1");
 		await taskOn(root, "R-1", "T-1", "a.txt", "implementer-1");
-		const said = await until(
-			async () => {
-				const e = (await events(root)).filter((x) => x.type === "autopilot.quorum_unreachable");
-				return e.length > 0 && e;
-			},
+		const said = await eventsOnce(
+			root,
+			"autopilot.quorum_unreachable",
 			60_000,
 			"the Chair to say the quorum cannot be met",
 		);

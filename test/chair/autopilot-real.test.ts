@@ -5,7 +5,7 @@
 // Architect, never the author) approve until the default quorum is met; the Chair applies both; both
 // tasks are done and the run completes. No model service is reached.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import type { Document } from "yaml";
@@ -16,7 +16,7 @@ import { type Owned, operatorCall, ownedProject } from "../_helpers/launch-helpe
 import { codexProvider, type Step, serveModel } from "../_helpers/model-server.ts";
 import { pinnedClients } from "../_helpers/pinned-clients.ts";
 import { clientEnv } from "../_helpers/real-clients-helpers.ts";
-import { events, tasksWith } from "../_helpers/team.ts";
+import { allowCheck, editPolicy, events, tasksWith } from "../_helpers/team.ts";
 import { chromiumMissing, launchBrowser, type PageGlobals } from "../dashboard/browser.ts";
 
 declare const location: PageGlobals["location"];
@@ -236,16 +236,10 @@ describe.skipIf(!sandboxed)("the autopilot with the real CLIs", () => {
 			try {
 				owned = await realTeam(model, files, (doc) => {
 					doc.setIn(["chair", "max_sessions"], 4);
-					doc.setIn(["tests", "allowed_commands"], ["sh check.sh"]);
-					doc.setIn(["tests", "support_paths"], ["check.sh"]);
+					allowCheck(doc);
 				});
 				const root = owned.root;
-				const policy = join(root, "POLICIES.ROUNDTABLE.md");
-				writeFileSync(
-					policy,
-					readFileSync(policy, "utf8").replace("tests_required: false", "tests_required: true"),
-				);
-				await Bun.sleep(1500); // the owner reloads the policy
+				await editPolicy(root, "tests_required: false", "tests_required: true");
 				const started = performance.now();
 				await goalOpened(root);
 				// The risky one waits for a human: approved on the dashboard, in a real browser.

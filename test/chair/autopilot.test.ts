@@ -6,12 +6,21 @@
 // tasks are done and the run completes. Every start is an `autopilot.launch` event naming why, and
 // no more than chair.max_sessions were ever live at once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/sandbox/index.ts";
 import { MAIN, runCli, until } from "../_helpers/helpers.ts";
 import { type Owned, operatorCall } from "../_helpers/launch-helpers.ts";
-import { autopilotRun, events, runOf, taskOn, tasksWith, teamProject } from "../_helpers/team.ts";
+import {
+	allowCheck,
+	autopilotRun,
+	editPolicy,
+	events,
+	runOf,
+	taskOn,
+	tasksWith,
+	teamProject,
+} from "../_helpers/team.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
 
@@ -120,18 +129,12 @@ describe.skipIf(!sandboxed)("the autopilot", () => {
 		const tested = await teamProject(
 			{ "a.txt": "a\n", "check.sh": "grep -q '^noted by' a.txt && echo checked\n" },
 			(doc) => {
-				doc.setIn(["tests", "allowed_commands"], ["sh check.sh"]);
-				doc.setIn(["tests", "support_paths"], ["check.sh"]);
+				allowCheck(doc);
 			},
 		);
 		try {
 			const at = tested.root;
-			const policy = join(at, "POLICIES.ROUNDTABLE.md");
-			writeFileSync(
-				policy,
-				readFileSync(policy, "utf8").replace("tests_required: false", "tests_required: true"),
-			);
-			await Bun.sleep(1500); // the owner reloads the policy
+			await editPolicy(at, "tests_required: false", "tests_required: true");
 			await autopilotRun(at, "R-1");
 			await taskOn(at, "R-1", "T-1", "a.txt", "implementer-1");
 			await until(

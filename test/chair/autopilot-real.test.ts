@@ -6,7 +6,7 @@
 // tasks are done and the run completes. No model service is reached.
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Browser } from "playwright-core";
 import type { Document } from "yaml";
 import { defaultConfig } from "../../src/config/defaults.ts";
@@ -47,7 +47,7 @@ function team(request: string, n: number): Step | undefined {
 		][n];
 	const task = /Your task is (T-[0-9a-f-]+)\./.exec(request)?.[1];
 	if (task) {
-		const file = /Note in ([a-z]+\.txt)/.exec(request)?.[1] as string;
+		const file = /Note in ([a-z/]+\.txt)/.exec(request)?.[1] as string;
 		return [
 			mcp("resource.claim", {
 				resource_type: "file",
@@ -56,7 +56,8 @@ function team(request: string, n: number): Step | undefined {
 				task_id: task,
 			}),
 			{
-				patch: `*** Begin Patch\n*** Update File: ${file}\n@@\n ${file[0]}\n+noted by codex\n*** End Patch\n`,
+				// Each file's first line is its name's first letter (a.txt: "a", auth/notes.txt: "n").
+				patch: `*** Begin Patch\n*** Update File: ${file}\n@@\n ${basename(file)[0]}\n+noted by codex\n*** End Patch\n`,
 			},
 			mcp("workspace.propose", { title: `Note in ${file}`, summary_md: "Adds the note.", risk: "low" }),
 			{ say: "Proposed." },
@@ -196,22 +197,6 @@ describe.skipIf(!sandboxed)("the autopilot with the real CLIs", () => {
 						}),
 						mcp("vote.cast", { proposal_id: proposal, vote: "approve", reason_md: "Safe." }),
 						{ say: "Reviewed." },
-					][n];
-				const task = /Your task is (T-[0-9a-f-]+)\./.exec(request)?.[1];
-				const file = /Note in ([a-z/]+\.txt)/.exec(request)?.[1];
-				if (task && file)
-					return [
-						mcp("resource.claim", {
-							resource_type: "file",
-							resource_id: `file:${file}`,
-							claim_type: "write",
-							task_id: task,
-						}),
-						{
-							patch: `*** Begin Patch\n*** Update File: ${file}\n@@\n ${file === "a.txt" ? "a" : "n"}\n+noted by codex\n*** End Patch\n`,
-						},
-						mcp("workspace.propose", { title: `Note in ${file}`, summary_md: "Adds the note.", risk: "low" }),
-						{ say: "Proposed." },
 					][n];
 				const run = /You work on run (R-[^.\s]+)\./.exec(request)?.[1];
 				if (run && !proposal)

@@ -1,5 +1,6 @@
 import type { SessionOutcome, SessionStatus } from "../vocabulary/statuses.ts";
 import type { Conn } from "./db.ts";
+import type { SessionCounts } from "./runs.ts";
 
 /** A closed session's unproposed changes: a stored patch and the files it changes. */
 export interface SessionDraft {
@@ -256,11 +257,8 @@ export const sessionQueries = (c: Conn) => ({
 	},
 
 	/** A run's sessions: how many it had, how many are live, and how many ended failed or given up. */
-	async countsOfRun(
-		runId: string,
-		now: string,
-	): Promise<{ started: number; live: number; failed: number; given_up: number }> {
-		const r = c.get<{ started: number; live: number; failed: number; given_up: number }>(
+	async countsOfRun(runId: string, now: string): Promise<SessionCounts> {
+		const r = c.get<SessionCounts>(
 			`SELECT count(*) AS started,
 			 coalesce(sum(status != 'ended' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)), 0) AS live,
 			 coalesce(sum(status = 'ended' AND outcome = 'failed'), 0) AS failed,

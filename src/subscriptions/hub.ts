@@ -40,10 +40,11 @@ export class Hub {
 	 */
 	async subscribe(session: object, uri: string, ctx: CallContext, notify: Notify): Promise<void> {
 		const r = parseUri(uri);
-		if (!r || (r.kind === "run" && r.after !== 0))
-			throw new ToolError("invalid_argument", `no such resource: ${uri.slice(0, 200)}`, {
-				uri: uri.slice(0, 200),
-			});
+		const echoed = { uri: uri.slice(0, 200) };
+		if (!r) throw new ToolError("invalid_argument", `no such resource: ${echoed.uri}`, echoed);
+		// `?after=` reads a page of a run's events; what is subscribed to is the run's events themselves.
+		if (r.kind === "run" && r.after !== 0)
+			throw new ToolError("invalid_argument", `subscribe to ${subscriptionUri(r)}, without ?after=`, echoed);
 		const key = subscriptionUri(r);
 		const mine = this.sessions.get(session) ?? new Map<string, Subscription>();
 		// Already held by this session: its caller read it, and a session's rights do not widen.

@@ -1,11 +1,15 @@
 // The Architect's grant on task.create, tried from the agent's side: bound to a run, it proposes
 // tasks of that run and nothing else (never an open one, never another run's, never without a run,
-// never one that reads outside the run's scope); an implementer creates none at all. The check is in call(), so every door (socket, HTTP, stdio)
-// meets the same one; the socket's is walked by the autopilot's tests (test/chair/).
+// never one that reads outside the run's scope); an implementer creates none at all. The check is in
+// call(), so every door meets the same one: tried here in process and over HTTP in both eras; the
+// session socket's is walked by the autopilot's tests (test/chair/).
 import { describe, expect, test } from "bun:test";
 import { operatorContext } from "../../src/context.ts";
 import { call } from "../../src/dispatch.ts";
+import { capabilityHash, newCapability } from "../../src/sessions/capability.ts";
 import { agentContext, makeProject } from "../_helpers/helpers.ts";
+import { loopbackHttp } from "../_helpers/loopback-http.ts";
+import { agentClient, ERAS, outcome } from "../_helpers/permissions-fixture.ts";
 
 describe("task.create by an agent", () => {
 	test("the Architect bound to a run proposes tasks of that run only; another run's, none without a run, and an implementer none", async () => {
@@ -106,5 +110,50 @@ describe("task.create by an agent", () => {
 		};
 		const events = watched.events.filter((e) => e.type === "run.updated");
 		expect(events.map((e) => e.payload.scope)).toEqual([["src", "test"]]);
+	});
+});
+
+describe("the run's scope from an agent's own door", () => {
+	test("over HTTP with the Architect's capability, in both eras: inside the scope proposed, outside refused", async () => {
+		const p = await makeProject();
+		const server = loopbackHttp(p.rt, { loopbackAuth: "token", operatorTokens: ["scope-test"] });
+		try {
+			await call(p.rt, "run.open", { run_id: "R-1", goal: "g", scope: ["src"] }, operatorContext());
+			for (const era of ERAS) {
+				const raw = newCapability();
+				await p.call("session.mint", {
+					agent_id: "architect-1",
+					capability_sha256: capabilityHash(raw),
+					run_id: "R-1",
+				});
+				const client = await agentClient(server.url, raw, era);
+				try {
+					const task = (readable_paths: string[]) => ({
+						title: "t",
+						body_md: "b",
+						run_id: "R-1",
+						readable_paths,
+					});
+					const inside = await outcome(client, "task.create", task(["src/a.ts"]));
+					expect({ era, inside }).toMatchObject({
+						era,
+						inside: { ok: true, result: { task: { status: "proposed" } } },
+					});
+					const outside = await outcome(client, "task.create", task(["docs/**"]));
+					expect({ era, outside }).toMatchObject({
+						era,
+						outside: {
+							ok: false,
+							code: "permission_denied",
+							message: expect.stringContaining("outside run R-1's scope (src)"),
+						},
+					});
+				} finally {
+					await client.close();
+				}
+			}
+		} finally {
+			await server.close();
+		}
 	});
 });

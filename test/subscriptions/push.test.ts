@@ -115,6 +115,13 @@ test("what it may not read it cannot subscribe to, and hears nothing of; unsubsc
 		(err: { code: number }) => err,
 	);
 	expect(unknown?.code).toBe(-32602);
+	// A page of a run's events reads, but is nothing to subscribe to: the error says what is.
+	const page = await bob.client.subscribeResource({ uri: "roundtable://runs/R-2/events?after=3" }).then(
+		() => undefined,
+		(err: { code: number; message: string }) => err,
+	);
+	expect(page?.code).toBe(-32602);
+	expect(page?.message).toContain("subscribe to roundtable://runs/R-2/events, without ?after=");
 	// Subscribed to R-2, then not: only the event before unsubscribing is heard.
 	await bob.client.subscribeResource({ uri: "roundtable://runs/R-2/events" });
 	await p.call("peer.answer", { agent_id: "implementer-1", request_id: theirs.request.id, answer_md: "no" });

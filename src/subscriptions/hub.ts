@@ -2,7 +2,8 @@
 // any stands, it follows the table with a waiting table.watch (woken by this process's commits and,
 // by their datagrams, other processes': src/os/wake.ts), and tells each subscriber of each event
 // that changes what it subscribed to, once, in event order. A subscription is allowed only after the
-// caller read the resource itself, so it hears only of what it may read; an inbox is its own.
+// caller read the resource itself, so it hears only of what it may read; an inbox is its own. It also
+// carries word that a list (tools, prompts) changed to the sessions that asked to hear it.
 import { type CallContext, type Caller, systemContext } from "../context.ts";
 import { ToolError } from "../errors.ts";
 import type { EventRecord } from "../vocabulary/records.ts";
@@ -10,6 +11,9 @@ import { inboxOf, parseUri, readResource, subscriptionUri, touchedBy } from "./r
 
 /** Subscriptions one session may hold at once. */
 export const SUBSCRIPTIONS_PER_SESSION = 256;
+
+/** The lists a server may say have changed, to whoever listens for it. */
+export type ListKind = "tools" | "prompts";
 
 /** Told of an event that changed a subscribed resource. */
 export type Notify = (uri: string, eventId: number) => void;
@@ -27,6 +31,8 @@ const WAIT_MS = 30_000;
 export class Hub {
 	/** Per session (any object its transport keeps for it): its subscriptions by URI. */
 	private readonly sessions = new Map<object, Map<string, Subscription>>();
+	/** Per session: the lists it hears changes of, and how it is told. */
+	private readonly listeners = new Map<object, { lists: Set<ListKind>; notify: (list: ListKind) => void }>();
 	private after: number | undefined;
 	private running: Promise<void> | undefined;
 	private readonly stopped = new AbortController();
@@ -76,11 +82,26 @@ export class Hub {
 	/** The session ended: its subscriptions go with it. */
 	drop(session: object): void {
 		this.sessions.delete(session);
+		this.listeners.delete(session);
+	}
+
+	/** Tells `session` of each change to one of `lists` from now on (until it is dropped). */
+	hearLists(session: object, lists: Set<ListKind>, notify: (list: ListKind) => void): void {
+		if (lists.size > 0) this.listeners.set(session, { lists, notify });
+	}
+
+	/**
+	 * A list changed: each session that hears of it is told, once. Roundtable's own lists change only
+	 * with the program (a role's tools are fixed while it runs), so only a served extension says so.
+	 */
+	listChanged(list: ListKind): void {
+		for (const l of this.listeners.values()) if (l.lists.has(list)) l.notify(list);
 	}
 
 	/** Ends the loop (the transport closes). */
 	close(): void {
 		this.sessions.clear();
+		this.listeners.clear();
 		this.stopped.abort();
 	}
 

@@ -4,7 +4,7 @@
 // read. Each URI asked for is read first as the caller (./hub.ts); only those it may read are
 // acknowledged, and only their updates follow, each carrying the subscription's id.
 import type { CallContext } from "../context.ts";
-import { type Hub, SUBSCRIPTIONS_PER_SESSION } from "./hub.ts";
+import { type Hub, type ListKind, SUBSCRIPTIONS_PER_SESSION } from "./hub.ts";
 
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 /** A comment line this often keeps proxies and idle timers from cutting a quiet stream. */
@@ -14,7 +14,13 @@ type Id = string | number;
 
 export interface ListenRequest {
 	id: Id;
-	params?: { notifications?: { toolsListChanged?: unknown; resourceSubscriptions?: unknown } };
+	params?: {
+		notifications?: {
+			toolsListChanged?: unknown;
+			promptsListChanged?: unknown;
+			resourceSubscriptions?: unknown;
+		};
+	};
 }
 
 /** Whether a new-era request is a listen this module serves (a well-formed one). */
@@ -27,14 +33,16 @@ const sse = (message: object) => `data: ${JSON.stringify(message)}\n\n`;
 
 /**
  * The stream for one listen: the acknowledgement (what is honoured), then an update per event that
- * changes a subscribed resource, until the client closes it (`ctx.signal`) or the server stops
- * (`closing`), which ends it with the listen's own answer.
+ * changes a subscribed resource, and word of each change to a list it asked about that the server
+ * announces (`announced`, from its capabilities), until the client closes it (`ctx.signal`) or the
+ * server stops (`closing`), which ends it with the listen's own answer.
  */
 export async function listen(
 	hub: Hub,
 	m: ListenRequest,
 	ctx: CallContext,
 	closing: AbortSignal,
+	announced: ReadonlySet<ListKind> = new Set(),
 ): Promise<Response> {
 	const wanted = m.params?.notifications ?? {};
 	const asked = Array.isArray(wanted.resourceSubscriptions)
@@ -76,8 +84,15 @@ export async function listen(
 			// Not ours, or not the caller's to read: left out of what is acknowledged, and never heard of.
 		}
 	}
+	const lists = new Set<ListKind>();
+	if (wanted.toolsListChanged === true && announced.has("tools")) lists.add("tools");
+	if (wanted.promptsListChanged === true && announced.has("prompts")) lists.add("prompts");
+	hub.hearLists(session, lists, (list) =>
+		push(sse({ jsonrpc: "2.0", method: `notifications/${list}/list_changed`, params: { _meta: meta } })),
+	);
 	const notifications = {
-		...(wanted.toolsListChanged === true && { toolsListChanged: true }),
+		...(lists.has("tools") && { toolsListChanged: true }),
+		...(lists.has("prompts") && { promptsListChanged: true }),
 		...(asked.length > 0 && { resourceSubscriptions: honoured }),
 	};
 	let timer: ReturnType<typeof setInterval> | undefined;

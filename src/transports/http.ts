@@ -16,11 +16,12 @@ import { establishedPeers } from "../os/tcp-table.ts";
 import { Hub } from "../subscriptions/hub.ts";
 import { readBounded } from "./body.ts";
 import { EventBuffer } from "./event-store.ts";
+import type { McpExtension } from "./extension.ts";
 import { Connections } from "./http-connections.ts";
 import { checkRequest, credentialOf, isLoopbackHostname } from "./http-guard.ts";
 import type { InFlight } from "./inflight.ts";
 import { modernEndpoint } from "./mcp-modern.ts";
-import { createMcpServer, type McpExtension } from "./mcp-server.ts";
+import { createMcpServer } from "./mcp-server.ts";
 
 export interface HttpOptions {
 	/** The owner's one hub of subscriptions (shared with the session sockets); without one, its own. */
@@ -227,6 +228,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 		maxBodyBytes: options.maxBodyBytes,
 		subscriptions,
 		transport: "http",
+		...(options.extension && { extension: options.extension.modern }),
 	});
 
 	const readDeadlineMs = options.readDeadlineMs ?? 30_000;
@@ -319,7 +321,7 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 			transport: "http",
 			principal,
 			inflight: options.inflight,
-			extension,
+			...(extension && { extension: extension.legacy }),
 			subscriptions,
 		}).connect(transport);
 		return transport.handleRequest(req, { parsedBody: parsed.body });

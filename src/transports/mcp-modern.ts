@@ -9,15 +9,18 @@ import {
 	type AuthInfo,
 	type CallToolResult,
 	createMcpHandler,
+	type InputRequiredResult,
 	isLegacyRequest,
 	ProtocolError,
 	Server,
+	type ServerCapabilities,
 } from "@modelcontextprotocol/server";
 import type { CallContext, Caller, Transport } from "../context.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import type { Hub } from "../subscriptions/hub.ts";
 import { isListen, listen } from "../subscriptions/listen.ts";
 import { claimsModern, FIRST_MODERN, VERSION_META } from "./envelope.ts";
+import { announcedLists, type ModernExtension } from "./extension.ts";
 import type { InFlight } from "./inflight.ts";
 import {
 	callTool,
@@ -31,6 +34,7 @@ import {
 	TOOLS_TTL_MS,
 	unknownTool,
 } from "./mcp-surface.ts";
+import { HEADER_MISMATCH, paramHeaderMismatch } from "./param-headers.ts";
 
 type Principal = CallContext["principal"];
 
@@ -43,6 +47,8 @@ export interface ModernOptions {
 	subscriptions?: Hub;
 	/** The door its calls are recorded as coming through. */
 	transport: Transport;
+	/** More to serve beside the registry (see ./extension.ts). */
+	extension?: ModernExtension;
 }
 
 export interface ModernEndpoint {
@@ -58,11 +64,18 @@ export function modernEndpoint(call: Caller, options: ModernOptions): ModernEndp
 	// The caller rides to the factory in the SDK's pass-through AuthInfo.
 	const callers = new WeakMap<AuthInfo, Principal>();
 	const closing = new AbortController();
+	const { extension } = options;
+	const capabilities = {
+		tools: {},
+		...(options.subscriptions && { resources: { subscribe: true } }),
+		...extension?.capabilities,
+	};
+	const announced = announcedLists(capabilities);
 	const handler = createMcpHandler(
 		(ctx) => {
 			const principal = ctx.authInfo && callers.get(ctx.authInfo);
 			if (!principal) throw new Error("a new-era request reached the server without its caller");
-			return modernServer(call, principal, options);
+			return modernServer(call, principal, capabilities, options);
 		},
 		{ legacy: "reject", responseMode: "auto", maxRequestBodySize: options.maxBodyBytes },
 	);
@@ -75,7 +88,15 @@ export function modernEndpoint(call: Caller, options: ModernOptions): ModernEndp
 		serve(req, body, principal) {
 			const hub = options.subscriptions;
 			if (hub && isListen(body) && wellFormedListen(req.headers, body))
-				return listen(hub, body, resourceContext(principal, options.transport, req.signal), closing.signal);
+				return listen(
+					hub,
+					body,
+					resourceContext(principal, options.transport, req.signal),
+					closing.signal,
+					announced,
+				);
+			const mismatch = paramMismatch(req.headers, body, principal, extension);
+			if (mismatch) return Promise.resolve(mismatch);
 			const authInfo: AuthInfo = {
 				token: "",
 				clientId: principal.kind === "agent" ? principal.agent_id : principal.kind,
@@ -101,14 +122,54 @@ function wellFormedListen(headers: Headers, body: unknown): boolean {
 	);
 }
 
-function modernServer(call: Caller, principal: Principal, options: ModernOptions): Server {
-	const { inflight } = options;
+/**
+ * A tools/call whose Mcp-Param-* headers disagree with its arguments (./param-headers.ts), answered
+ * as SEP-2243 says: 400, −32020, naming the header. Undefined for any other request.
+ */
+function paramMismatch(
+	headers: Headers,
+	body: unknown,
+	principal: Principal,
+	extension: ModernExtension | undefined,
+): Response | undefined {
+	const m = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+	if (m?.method !== "tools/call" || typeof m.params?.name !== "string") return undefined;
+	const name = m.params.name;
+	const tool =
+		extension?.tools.find((t) => t.name === name) ?? toolsOf(principal).find((t) => t.name === name);
+	const mismatch = tool && paramHeaderMismatch(tool.inputSchema, m.params.arguments, headers);
+	if (!mismatch) return undefined;
+	return Response.json(
+		{
+			jsonrpc: "2.0",
+			id: typeof m.id === "string" || typeof m.id === "number" ? m.id : null,
+			error: {
+				code: HEADER_MISMATCH,
+				message: `Bad Request: the request headers and body disagree: ${mismatch.message}`,
+				data: { mismatch: { header: mismatch.header, body: mismatch.message } },
+			},
+		},
+		{ status: 400 },
+	);
+}
+
+const toolsOf = (principal: Principal) =>
+	publishedTools(principal.kind === "agent" ? principal.role : undefined);
+
+function modernServer(
+	call: Caller,
+	principal: Principal,
+	capabilities: ServerCapabilities,
+	options: ModernOptions,
+): Server {
+	const { inflight, extension } = options;
 	const server = new Server(SERVER_INFO, {
-		capabilities: { tools: {}, ...(options.subscriptions && { resources: { subscribe: true } }) },
+		capabilities,
 		instructions: INSTRUCTIONS,
+		...(extension?.requestState && { requestState: extension.requestState }),
 	});
 	server.setRequestHandler("tools/list", async (request) => {
-		const tools = publishedTools(principal.kind === "agent" ? principal.role : undefined);
+		const tools = extension ? [...toolsOf(principal), ...extension.tools] : toolsOf(principal);
 		const info = request.params?._meta?.["io.modelcontextprotocol/clientInfo"] as
 			| { name?: unknown; version?: unknown }
 			| undefined;
@@ -119,21 +180,29 @@ function modernServer(call: Caller, principal: Principal, options: ModernOptions
 		return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "private" };
 	});
 	if (options.subscriptions) serveResources(server, call, principal, options.transport);
-	server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
-		const { name, arguments: args } = request.params;
-		const unknown = unknownTool(name);
-		if (unknown) throw new ProtocolError(INVALID_PARAMS, unknown.message, unknown.data);
-		return callTool(call, {
-			name,
-			args,
-			principal,
-			transport: options.transport,
-			signal: extra.mcpReq.signal,
-			progressToken: request.params._meta?.progressToken,
-			notify: (n) => extra.mcpReq.notify(n),
-			inflight,
-		});
-	});
+	// The extension, where given, answers the resource methods in ours' stead.
+	const hub = options.subscriptions;
+	const extensionCall = extension?.install(server, { changed: (list) => hub?.listChanged(list) });
+	server.setRequestHandler(
+		"tools/call",
+		async (request, extra): Promise<CallToolResult | InputRequiredResult> => {
+			const { name, arguments: args } = request.params;
+			if (extensionCall && extension?.tools.some((t) => t.name === name))
+				return extensionCall(name, args ?? {}, extra);
+			const unknown = unknownTool(name);
+			if (unknown) throw new ProtocolError(INVALID_PARAMS, unknown.message, unknown.data);
+			return callTool(call, {
+				name,
+				args,
+				principal,
+				transport: options.transport,
+				signal: extra.mcpReq.signal,
+				progressToken: request.params._meta?.progressToken,
+				notify: (n) => extra.mcpReq.notify(n),
+				inflight,
+			});
+		},
+	);
 	return server;
 }
 
@@ -153,10 +222,13 @@ function serveResources(server: Server, call: Caller, principal: Principal, tran
 		ttlMs: TOOLS_TTL_MS,
 		cacheScope: "public",
 	}));
-	server.setRequestHandler("resources/read", (request, extra) =>
-		readContents(call, request.params.uri, ctxOf(extra.mcpReq.signal), {
+	// What a resource holds changes with every event, and is the caller's own view of it.
+	server.setRequestHandler("resources/read", async (request, extra) => ({
+		...(await readContents(call, request.params.uri, ctxOf(extra.mcpReq.signal), {
 			missing: (uri) => new ProtocolError(INVALID_PARAMS, `no such resource: ${uri.slice(0, 200)}`, { uri }),
 			failed: (e) => new ProtocolError(INVALID_PARAMS, e.message, { uri: request.params.uri, code: e.code }),
-		}),
-	);
+		})),
+		ttlMs: 0,
+		cacheScope: "private" as const,
+	}));
 }

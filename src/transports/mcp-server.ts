@@ -4,9 +4,7 @@
 // tool failures are `isError` results carrying {"error":{code,message,details}} and no
 // structuredContent, because SDK clients check structuredContent against outputSchema even then.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-	type CallToolResult,
 	ErrorCode,
 	ListResourcesRequestSchema,
 	ListResourceTemplatesRequestSchema,
@@ -14,8 +12,6 @@ import {
 	type Tool as McpTool,
 	ReadResourceRequestSchema,
 	type ServerCapabilities,
-	type ServerNotification,
-	type ServerRequest,
 	SubscribeRequestSchema,
 	UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -24,6 +20,7 @@ import type { CallContext, Caller, Transport } from "../context.ts";
 import { asToolError } from "../errors.ts";
 import { publishedTools } from "../registry/mcp.ts";
 import type { Hub } from "../subscriptions/hub.ts";
+import { announcedLists, type LegacyExtension } from "./extension.ts";
 import type { InFlight } from "./inflight.ts";
 import {
 	callTool,
@@ -53,25 +50,6 @@ function mcpTools(principal: CallContext["principal"]): McpTool[] {
 	return publishedTools(principal.kind === "agent" ? principal.role : undefined);
 }
 
-/**
- * More MCP surface beside the registry, given by whoever starts the owner: the conformance suite's
- * fixtures (tools, resources, prompts), which only the tests' own entry
- * (test/_helpers/conformance-owner.ts) passes in. Its tools are listed after the registry's and
- * answered by it; their names never collide with the registry's dotted ones.
- */
-export interface McpExtension {
-	capabilities: ServerCapabilities;
-	tools: McpTool[];
-	/** Registers its request handlers on one session's server; returns how it answers its tools there. */
-	install(server: Server): ExtensionCall;
-}
-
-export type ExtensionCall = (
-	name: string,
-	args: Record<string, unknown>,
-	extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-) => Promise<CallToolResult>;
-
 export interface McpServerOptions {
 	/** Resources to read and subscribe to, served by this hub (its owner's, one per transport). */
 	subscriptions?: Hub;
@@ -80,25 +58,31 @@ export interface McpServerOptions {
 	principal: CallContext["principal"];
 	/** Calls in progress, for a bounded drain at shutdown. */
 	inflight: InFlight;
-	/** More to serve beside the registry (see McpExtension). */
-	extension?: McpExtension;
+	/** More to serve beside the registry (see ./extension.ts). */
+	extension?: LegacyExtension;
 	/** Hears each tools/list answered, with how many tools it held. */
 	onToolsList?: (tools: number) => void;
 }
 
 export function createMcpServer(call: Caller, options: McpServerOptions): Server {
-	const { extension } = options;
-	const server = new Server(SERVER_INFO, {
-		// Only what is answered: an undeclared method (resources/list, logging/setLevel, …) gets
-		// −32601 from the SDK. The extension's capabilities go in here, at construction, because
-		// the SDK installs logging/setLevel only for a server constructed with `logging`.
-		capabilities: {
-			tools: {},
-			...(options.subscriptions && { resources: { subscribe: true } }),
-			...extension?.capabilities,
-		},
-		instructions: INSTRUCTIONS,
-	});
+	const { extension, subscriptions: hub } = options;
+	// Only what is answered: an undeclared method (resources/list, logging/setLevel, …) gets −32601
+	// from the SDK. The extension's capabilities go in here, at construction, because the SDK
+	// installs logging/setLevel only for a server constructed with `logging`.
+	const capabilities: ServerCapabilities = {
+		tools: {},
+		...(hub && { resources: { subscribe: true } }),
+		...extension?.capabilities,
+	};
+	const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS });
+	// The session, as the hub knows it: its subscriptions, and the lists it hears changes of.
+	const session = {};
+	if (hub) {
+		server.onclose = () => hub.drop(session);
+		hub.hearLists(session, announcedLists(capabilities), (list) => {
+			void server.notification({ method: `notifications/${list}/list_changed` }).catch(() => {});
+		});
+	}
 	server.setRequestHandler(ListToolsRequestSchema, async () => {
 		const tools = extension
 			? [...mcpTools(options.principal), ...extension.tools]
@@ -107,7 +91,7 @@ export function createMcpServer(call: Caller, options: McpServerOptions): Server
 		// As the 2026-07-28 era says it (./mcp-modern.ts): the list holds until a new program, per caller.
 		return { tools, ttlMs: TOOLS_TTL_MS, cacheScope: "private" };
 	});
-	if (options.subscriptions) serveResources(server, call, options, options.subscriptions);
+	if (hub) serveResources(server, call, options, hub, session);
 	// The conformance fixtures, where given, answer the resource methods in ours' stead.
 	const extensionCall = extension?.install(server);
 	server.setRequestHandler(AnyToolsCall, async (request, extra) => {
@@ -145,10 +129,14 @@ function resourceError(err: unknown): Error {
 }
 
 /** resources/list, templates, read, subscribe and unsubscribe: Roundtable's own (src/subscriptions/). */
-function serveResources(server: Server, call: Caller, options: McpServerOptions, hub: Hub): void {
+function serveResources(
+	server: Server,
+	call: Caller,
+	options: McpServerOptions,
+	hub: Hub,
+	session: object,
+): void {
 	const ctxOf = (signal: AbortSignal) => resourceContext(options.principal, options.transport, signal);
-	const session = {};
-	server.onclose = () => hub.drop(session);
 	server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({
 		resources: await listResources(call, ctxOf(extra.signal)),
 	}));

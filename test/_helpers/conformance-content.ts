@@ -1,5 +1,6 @@
-// The conformance fixtures' resources, resource template, prompts and completions (see
-// conformance-fixtures.ts, which serves them with the fixture tools).
+// The conformance fixtures' resources, resource template, prompts and completions: the data both
+// eras serve, and its 2025-11-25 handlers (conformance-fixtures.ts serves them with the fixture
+// tools; conformance-modern.ts serves the same data to 2026-07-28 requests).
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
 	CompleteRequestSchema,
@@ -23,7 +24,7 @@ const rpcError = (code: number, message: string, data?: unknown) =>
 const INVALID_PARAMS = -32602;
 const RESOURCE_NOT_FOUND = -32002;
 
-const RESOURCES = [
+export const RESOURCES = [
 	{
 		uri: "test://static-text",
 		name: "static-text",
@@ -45,7 +46,7 @@ const RESOURCES = [
 ];
 const TEMPLATE = /^test:\/\/template\/([^/]{1,128})\/data$/;
 
-const PROMPTS = [
+export const PROMPTS = [
 	{ name: "test_simple_prompt", description: "A prompt without arguments" },
 	{
 		name: "test_prompt_with_arguments",
@@ -64,7 +65,17 @@ const PROMPTS = [
 ];
 const COMPLETIONS = ["paris", "park", "party", "test", "testing"];
 
-function readResource(uri: string) {
+export const TEMPLATES = [
+	{
+		uriTemplate: "test://template/{id}/data",
+		name: "template",
+		description: "Data for an id",
+		mimeType: "application/json",
+	},
+];
+
+/** A fixture resource's contents; undefined for a URI that names none. */
+export function fixtureContents(uri: string) {
 	if (uri === "test://static-text")
 		return { uri, mimeType: "text/plain", text: "This is the content of the static text resource." };
 	if (uri === "test://static-binary") return { uri, mimeType: "image/png", blob: PNG };
@@ -78,13 +89,31 @@ function readResource(uri: string) {
 			text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
 		};
 	}
-	throw rpcError(RESOURCE_NOT_FOUND, `resource not found: ${uri}`, { uri });
+	return undefined;
 }
 
-function getPrompt(name: string, args: Record<string, string>) {
+function readResource(uri: string) {
+	const contents = fixtureContents(uri);
+	if (!contents) throw rpcError(RESOURCE_NOT_FOUND, `resource not found: ${uri}`, { uri });
+	return contents;
+}
+
+/** The values completing `value` for the prompt argument `ref` names. */
+export function completions(ref: { type: string; name?: string }, value: string) {
+	const known = ref.type === "ref/prompt" && ref.name === "test_prompt_with_arguments";
+	const values = known ? COMPLETIONS.filter((v) => v.startsWith(value)) : [];
+	return { completion: { values, total: values.length, hasMore: false } };
+}
+
+/** A fixture prompt's messages; `invalid` makes the error for a missing argument or prompt. */
+export function getPrompt(
+	name: string,
+	args: Record<string, string>,
+	invalid: (message: string) => Error = (message) => rpcError(INVALID_PARAMS, message),
+) {
 	const required = (key: string) => {
 		const value = args[key];
-		if (value === undefined) throw rpcError(INVALID_PARAMS, `prompt '${name}' needs the argument '${key}'`);
+		if (value === undefined) throw invalid(`prompt '${name}' needs the argument '${key}'`);
 		return value;
 	};
 	const user = (content: Record<string, unknown>) => ({ role: "user" as const, content });
@@ -122,7 +151,7 @@ function getPrompt(name: string, args: Record<string, string>) {
 				],
 			};
 		default:
-			throw rpcError(INVALID_PARAMS, `unknown prompt '${name}'`);
+			throw invalid(`unknown prompt '${name}'`);
 	}
 }
 
@@ -132,14 +161,7 @@ export function installContent(server: Server): void {
 	const subscriptions = new Set<string>();
 	server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: RESOURCES }));
 	server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-		resourceTemplates: [
-			{
-				uriTemplate: "test://template/{id}/data",
-				name: "template",
-				description: "Data for an id",
-				mimeType: "application/json",
-			},
-		],
+		resourceTemplates: TEMPLATES,
 	}));
 	server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
 		contents: [readResource(request.params.uri)],
@@ -159,10 +181,7 @@ export function installContent(server: Server): void {
 	server.setRequestHandler(GetPromptRequestSchema, async (request) =>
 		getPrompt(request.params.name, request.params.arguments ?? {}),
 	);
-	server.setRequestHandler(CompleteRequestSchema, async (request) => {
-		const { ref, argument } = request.params;
-		const known = ref.type === "ref/prompt" && ref.name === "test_prompt_with_arguments";
-		const values = known ? COMPLETIONS.filter((v) => v.startsWith(argument.value)) : [];
-		return { completion: { values, total: values.length, hasMore: false } };
-	});
+	server.setRequestHandler(CompleteRequestSchema, async (request) =>
+		completions(request.params.ref, request.params.argument.value),
+	);
 }

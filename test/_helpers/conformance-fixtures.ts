@@ -14,7 +14,7 @@ import {
 	SetLevelRequestSchema,
 	type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { McpExtension } from "../../src/transports/mcp-server.ts";
+import type { LegacyExtension } from "../../src/transports/extension.ts";
 import { installContent, PNG, WAV } from "./conformance-content.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -27,7 +27,7 @@ const oneString = (name: string, description: string) => ({
 	required: [name],
 });
 
-const TOOLS: Tool[] = [
+export const TOOLS: Tool[] = [
 	{ name: "test_simple_text", description: "Returns one text block", inputSchema: noArgs },
 	{ name: "test_image_content", description: "Returns a PNG image", inputSchema: noArgs },
 	{ name: "test_audio_content", description: "Returns a WAV clip", inputSchema: noArgs },
@@ -71,26 +71,87 @@ const TOOLS: Tool[] = [
 	},
 	{
 		name: "json_schema_2020_12_tool",
-		description: "Tool with JSON Schema 2020-12 features",
+		description: "Tool with JSON Schema 2020-12 features (SEP-1613, SEP-2106)",
 		inputSchema: {
 			$schema: "https://json-schema.org/draft/2020-12/schema",
 			type: "object",
 			$defs: {
-				address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } },
+				address: {
+					$anchor: "addressDef",
+					type: "object",
+					properties: { street: { type: "string" }, city: { type: "string" } },
+				},
 			},
-			properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+			properties: {
+				name: { type: "string" },
+				address: { $ref: "#/$defs/address" },
+				contactMethod: { type: "string", enum: ["phone", "email"] },
+				phone: { type: "string" },
+				email: { type: "string" },
+			},
+			allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+			if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+			// biome-ignore lint/suspicious/noThenProperty: `then` is a JSON Schema 2020-12 keyword
+			then: { required: ["phone"] },
+			else: { required: ["email"] },
 			additionalProperties: false,
 		},
 	},
 ];
 
-const text = (t: string): CallToolResult => ({ content: [{ type: "text", text: t }] });
+export const text = (t: string): CallToolResult => ({ content: [{ type: "text", text: t }] });
 /** A failed call, shaped like every Roundtable tool error. */
-const failure = (code: string, message: string): CallToolResult => ({
+export const failure = (code: string, message: string): CallToolResult => ({
 	isError: true,
 	content: [{ type: "text", text: JSON.stringify({ error: { code, message } }) }],
 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The fixture tools whose answer is the same in both eras and needs nothing of the client. */
+export function plainResult(name: string, args: Args): CallToolResult | undefined {
+	switch (name) {
+		case "test_simple_text":
+			return text("This is a simple text response for testing.");
+		case "test_image_content":
+			return { content: [{ type: "image", data: PNG, mimeType: "image/png" }] };
+		case "test_audio_content":
+			return { content: [{ type: "audio", data: WAV, mimeType: "audio/wav" }] };
+		case "test_embedded_resource":
+			return {
+				content: [
+					{
+						type: "resource",
+						resource: {
+							uri: "test://embedded-resource",
+							mimeType: "text/plain",
+							text: "This is an embedded resource content.",
+						},
+					},
+				],
+			};
+		case "test_multiple_content_types":
+			return {
+				content: [
+					{ type: "text", text: "Multiple content types test:" },
+					{ type: "image", data: PNG, mimeType: "image/png" },
+					{
+						type: "resource",
+						resource: {
+							uri: "test://mixed-content-resource",
+							mimeType: "application/json",
+							text: JSON.stringify({ test: "data", value: 123 }),
+						},
+					},
+				],
+			};
+		case "test_error_handling":
+			return failure("internal", "This tool intentionally returns an error for testing");
+		case "json_schema_2020_12_tool":
+			return text(`Received: ${JSON.stringify(args)}`);
+		default:
+			return undefined;
+	}
+}
 
 const ELICIT_SEP1034 = {
 	type: "object" as const,
@@ -153,8 +214,15 @@ const LEVELS: LoggingLevel[] = [
 	"emergency",
 ];
 
-export const fixtures: McpExtension = {
-	capabilities: { resources: { subscribe: true }, prompts: {}, logging: {}, completions: {} },
+export const legacyFixtures: LegacyExtension = {
+	// Its tools list is said to change when a 2026-07-28 request triggers it (conformance-modern.ts).
+	capabilities: {
+		tools: { listChanged: true },
+		resources: { subscribe: true },
+		prompts: {},
+		logging: {},
+		completions: {},
+	},
 	tools: TOOLS,
 	install(server: Server) {
 		// Per session, like the server: the lowest level the client asked to see.
@@ -183,40 +251,6 @@ export const fixtures: McpExtension = {
 		const call = async (name: string, args: Args, extra: Extra): Promise<CallToolResult> => {
 			const client = server.getClientCapabilities() ?? {};
 			switch (name) {
-				case "test_simple_text":
-					return text("This is a simple text response for testing.");
-				case "test_image_content":
-					return { content: [{ type: "image", data: PNG, mimeType: "image/png" }] };
-				case "test_audio_content":
-					return { content: [{ type: "audio", data: WAV, mimeType: "audio/wav" }] };
-				case "test_embedded_resource":
-					return {
-						content: [
-							{
-								type: "resource",
-								resource: {
-									uri: "test://embedded-resource",
-									mimeType: "text/plain",
-									text: "This is an embedded resource content.",
-								},
-							},
-						],
-					};
-				case "test_multiple_content_types":
-					return {
-						content: [
-							{ type: "text", text: "Multiple content types test:" },
-							{ type: "image", data: PNG, mimeType: "image/png" },
-							{
-								type: "resource",
-								resource: {
-									uri: "test://mixed-content-resource",
-									mimeType: "application/json",
-									text: JSON.stringify({ test: "data", value: 123 }),
-								},
-							},
-						],
-					};
 				case "test_tool_with_logging":
 					// Spaced out, so a client sees them arrive while the call runs.
 					await log(extra, "info", "Tool execution started");
@@ -231,8 +265,6 @@ export const fixtures: McpExtension = {
 						if (value < 100) await sleep(50);
 					}
 					return text("Tool with progress executed successfully");
-				case "test_error_handling":
-					return failure("internal", "This tool intentionally returns an error for testing");
 				case "test_reconnection":
 					// The client reconnects with Last-Event-ID and gets the result from the event store.
 					extra.closeSSEStream?.();
@@ -278,10 +310,8 @@ export const fixtures: McpExtension = {
 					);
 				case "test_elicitation_sep1330_enums":
 					return elicit(extra, client, "Please pick from the options", ELICIT_SEP1330);
-				case "json_schema_2020_12_tool":
-					return text(`Received: ${JSON.stringify(args)}`);
 				default:
-					return failure("not_found", `no fixture tool '${name}'`);
+					return plainResult(name, args) ?? failure("not_found", `no fixture tool '${name}'`);
 			}
 		};
 		// A client that refuses a sampling or elicitation request makes the call fail, as a tool error.

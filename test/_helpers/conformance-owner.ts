@@ -1,9 +1,11 @@
 // The tests' own owner for the MCP conformance suite: `bun test/_helpers/conformance-owner.ts ROOT`
 // runs the project's owner as `roundtable start` does, with the suite's fixtures (tools, resources,
-// prompts: conformance-fixtures.ts) served beside the registry. The product never loads them: only
-// this entry passes them in.
+// prompts) served beside the registry: conformance-fixtures.ts to 2025-11-25 sessions,
+// conformance-modern.ts to 2026-07-28 requests. The product never loads them: only this entry
+// passes them in.
 import { runOwner } from "../../src/owner/index.ts";
-import { fixtures } from "./conformance-fixtures.ts";
+import { legacyFixtures } from "./conformance-fixtures.ts";
+import { modernFixtures } from "./conformance-modern.ts";
 
 const root = process.argv[2];
 if (!root) {
@@ -15,7 +17,7 @@ process.exit(
 		http: true,
 		chair: true,
 		intervalMs: 1000,
-		mcpExtension: fixtures,
+		mcpExtension: { legacy: legacyFixtures, modern: modernFixtures },
 		ready: (line) => process.stdout.write(`${line}\n`),
 		log: (line) => process.stderr.write(`${line}\n`),
 	}),

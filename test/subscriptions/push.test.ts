@@ -219,7 +219,9 @@ async function capabilityOf(agentId: string): Promise<string> {
 	return raw;
 }
 
-test("2026-07-28: subscriptions/listen acknowledges only what the caller may read, then each update with the subscription's id", async () => {
+// The tool and prompt lists never change while the owner runs (a role's tools are fixed): the
+// acknowledgement promises no word of them, and the server declares no listChanged.
+test("2026-07-28: subscriptions/listen acknowledges only what the caller may read (and no list changes), then each update with the subscription's id", async () => {
 	const cap = await capabilityOf("implementer-1");
 	const mine = (await p.call("peer.ask", {
 		agent_id: "implementer-1",
@@ -247,7 +249,7 @@ test("2026-07-28: subscriptions/listen acknowledges only what the caller may rea
 		method: "notifications/subscriptions/acknowledged",
 		params: {
 			_meta: { "io.modelcontextprotocol/subscriptionId": 7 },
-			notifications: { toolsListChanged: true, resourceSubscriptions: [own, run] },
+			notifications: { resourceSubscriptions: [own, run] },
 		},
 	});
 	await p.call("peer.answer", { agent_id: "implementer-2", request_id: theirs.request.id, answer_md: "no" });

@@ -21,8 +21,13 @@ export type Notify = (uri: string, eventId: number) => void;
 interface Subscription {
 	/** Whose inbox, for an inbox subscription. */
 	inbox: string;
+	/** The capability's session, for an agent: when it ends, so does what it subscribed to. */
+	capability?: string;
 	notify: Notify;
 }
+
+/** The events that end a capability's session, after which it may read nothing. */
+const ENDS_CAPABILITY = new Set(["session.revoked", "session.closed", "session.ended"]);
 
 /** One page of events the loop reads at a time, and how long one wait lasts. */
 const PAGE = 200;
@@ -33,6 +38,8 @@ export class Hub {
 	private readonly sessions = new Map<object, Map<string, Subscription>>();
 	/** Per session: the lists it hears changes of, and how it is told. */
 	private readonly listeners = new Map<object, { lists: Set<ListKind>; notify: (list: ListKind) => void }>();
+	/** Per session opened with a capability: what to do when that ends (a listen ends its stream). */
+	private readonly enders = new Map<object, { capability: string; ended: () => void }>();
 	private after: number | undefined;
 	private running: Promise<void> | undefined;
 	private readonly stopped = new AbortController();
@@ -64,7 +71,8 @@ export class Hub {
 		// Where the loop starts is fixed before the read, so nothing committed after it is missed.
 		await this.startingPoint();
 		await readResource(this.call, r, ctx);
-		mine.set(key, { inbox: inboxOf(ctx.principal), notify });
+		const capability = ctx.principal.kind === "agent" ? ctx.principal.session_id : undefined;
+		mine.set(key, { inbox: inboxOf(ctx.principal), notify, ...(capability && { capability }) });
 		this.sessions.set(session, mine);
 		this.running ??= this.follow().finally(() => {
 			this.running = undefined;
@@ -83,6 +91,12 @@ export class Hub {
 	drop(session: object): void {
 		this.sessions.delete(session);
 		this.listeners.delete(session);
+		this.enders.delete(session);
+	}
+
+	/** Calls `ended` when the capability `session` was opened with ends (revoked, closed, ended). */
+	onCapabilityEnd(session: object, principal: CallContext["principal"], ended: () => void): void {
+		if (principal.kind === "agent") this.enders.set(session, { capability: principal.session_id, ended });
 	}
 
 	/** Tells `session` of each change to one of `lists` from now on (until it is dropped). */
@@ -102,6 +116,7 @@ export class Hub {
 	close(): void {
 		this.sessions.clear();
 		this.listeners.clear();
+		this.enders.clear();
 		this.stopped.abort();
 	}
 
@@ -136,6 +151,7 @@ export class Hub {
 	}
 
 	private dispatch(e: EventRecord): void {
+		if (ENDS_CAPABILITY.has(e.type)) this.endCapability((e.payload as { session_id?: unknown }).session_id);
 		const touched = touchedBy(e);
 		if (touched.length === 0) return;
 		for (const mine of this.sessions.values())
@@ -143,5 +159,20 @@ export class Hub {
 				const s = mine.get(t.uri);
 				if (s && (t.inbox === undefined || t.inbox === s.inbox)) s.notify(t.uri, e.id);
 			}
+	}
+
+	/**
+	 * A capability's session ended: it may read nothing now, so it hears of nothing either. Its
+	 * subscriptions go (a session keeps none but its own caller's), and a listen's stream ends.
+	 */
+	private endCapability(sessionId: unknown): void {
+		if (typeof sessionId !== "string") return;
+		for (const [session, e] of this.enders)
+			if (e.capability === sessionId) {
+				this.drop(session);
+				e.ended();
+			}
+		for (const [session, mine] of this.sessions)
+			if ([...mine.values()].some((s) => s.capability === sessionId)) this.drop(session);
 	}
 }

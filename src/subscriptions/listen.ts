@@ -34,8 +34,9 @@ const sse = (message: object) => `data: ${JSON.stringify(message)}\n\n`;
 /**
  * The stream for one listen: the acknowledgement (what is honoured), then an update per event that
  * changes a subscribed resource, and word of each change to a list it asked about that the server
- * announces (`announced`, from its capabilities), until the client closes it (`ctx.signal`) or the
- * server stops (`closing`), which ends it with the listen's own answer.
+ * announces (`announced`, from its capabilities), until the client closes it (`ctx.signal`), or the
+ * server stops (`closing`) or the caller's capability ends, either of which ends it with the
+ * listen's own answer.
  */
 export async function listen(
 	hub: Hub,
@@ -129,6 +130,8 @@ export async function listen(
 			};
 			ctx.signal.addEventListener("abort", end, { once: true });
 			closing.addEventListener("abort", stop, { once: true });
+			// Its capability ended: it may read nothing now. A new listen would be refused (401).
+			hub.onCapabilityEnd(session, ctx.principal, stop);
 		},
 		cancel: end,
 	});

@@ -331,3 +331,42 @@ test("2026-07-28: a listen naming 10,000 resources is refused with the limit; th
 		result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "L" } },
 	});
 }, 30_000);
+
+// Revoked, a capability may read nothing, so it hears of nothing: its subscriptions go with it in
+// both eras, and a listen it holds is ended with its answer (a new one would be refused).
+test("a capability revoked hears of nothing more: its 2025-11-25 subscriptions go, its 2026-07-28 listen ends", async () => {
+	const raw = newCapability();
+	const minted = (await p.call("session.mint", {
+		agent_id: "tester-1",
+		capability_sha256: capabilityHash(raw),
+	})) as { session: { id: string } };
+	const legacy = new Client({ name: "tester-1", version: "1" });
+	const heard: number[] = [];
+	legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+		heard.push(Number(n.params._meta?.["roundtable/event_id"]));
+	});
+	await legacy.connect(
+		new StreamableHTTPClientTransport(new URL(server.url), {
+			requestInit: { headers: { Authorization: `Bearer ${raw}` } },
+		}),
+	);
+	clients.push(legacy);
+	await legacy.subscribeResource({ uri: "roundtable://inbox" });
+	const l = await listenAs(raw, { resourceSubscriptions: ["roundtable://inbox"] });
+	await until(() => l.messages.length >= 1, 10_000, "the acknowledgement");
+	await p.call("message.post", { to_agent_id: "tester-1", body_md: "before" });
+	await until(() => heard.length === 1 && l.messages.length === 2, 10_000, "both hear the first message");
+	await p.call("session.revoke", { session_id: minted.session.id });
+	await p.call("message.post", { to_agent_id: "tester-1", body_md: "after" });
+	await l.reading; // the listen ends
+	await Bun.sleep(300);
+	expect(heard.length).toBe(1);
+	expect(l.messages.map((m) => m.method ?? m.result)).toEqual([
+		"notifications/subscriptions/acknowledged",
+		"notifications/resources/updated",
+		{ resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 7 } },
+	]);
+	// And a new listen is refused at the door.
+	const again = await listenAs(raw, { resourceSubscriptions: ["roundtable://inbox"] });
+	expect(again.res.status).toBe(401);
+});

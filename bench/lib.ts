@@ -1,5 +1,5 @@
 // Small helpers for benchmarks: a fresh project and timing.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { operatorContext } from "../src/context.ts";
@@ -204,3 +204,30 @@ await listed;
 console.log(Date.now());
 s.end();
 `;
+
+/** Resident memory of a process, in MB. */
+export function rssMb(pid: number): number {
+	const status = readFileSync(`/proc/${pid}/status`, "utf8");
+	const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+	return kb / 1024;
+}
+
+/** A git repository holding this project's sources, initialized for Roundtable; `edit` changes its config. */
+export function realProject(edit?: (config: string) => string): string {
+	const project = mkdtempSync(join(tmpdir(), "rt-bench-real-"));
+	cpSync(join(import.meta.dir, "..", "src"), join(project, "src"), { recursive: true });
+	cpSync(join(import.meta.dir, "..", "package.json"), join(project, "package.json"));
+	const git = (...args: string[]) =>
+		Bun.spawnSync(["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], {
+			cwd: project,
+		});
+	git("init", "-q");
+	git("add", "-A");
+	git("commit", "-q", "-m", "sources");
+	initOnAnyPort(project);
+	if (edit) {
+		const config = join(project, ".roundtable", "config.yaml");
+		writeFileSync(config, edit(readFileSync(config, "utf8")));
+	}
+	return project;
+}

@@ -2,6 +2,8 @@
 // (JSON or an SSE stream) is read whole.
 export interface McpSession {
 	call(tool: string, args: object): Promise<void>;
+	/** A call's structuredContent. */
+	result(tool: string, args: object): Promise<unknown>;
 	list(): Promise<void>;
 }
 
@@ -31,9 +33,22 @@ export async function mcpSession(url: string, bearer?: string): Promise<McpSessi
 		const { text } = await post({ jsonrpc: "2.0", id: id++, method, params });
 		if (!text.includes('"result"') || text.includes('"isError":true'))
 			throw new Error(`${method} failed: ${text.slice(0, 200)}`);
+		return text;
 	};
 	return {
-		call: (tool, args) => request("tools/call", { name: tool, arguments: args }),
-		list: () => request("tools/list", {}),
+		call: async (tool, args) => {
+			await request("tools/call", { name: tool, arguments: args });
+		},
+		async result(tool, args) {
+			const text = await request("tools/call", { name: tool, arguments: args });
+			// A JSON answer, or an event stream whose last data line is the answer.
+			const json = text.startsWith("{")
+				? text
+				: (text.split("\n").findLast((l) => l.startsWith("data: ")) ?? "").slice(6);
+			return (JSON.parse(json) as { result: { structuredContent: unknown } }).result.structuredContent;
+		},
+		list: async () => {
+			await request("tools/list", {});
+		},
 	};
 }

@@ -3,42 +3,17 @@
 // the same burst. The owner serves a real project (a git repository of this project's own sources,
 // initialized). Each run starts both afresh; RSS is VmRSS from /proc/PID/status once the burst is
 // done and the process has been idle briefly. The figure is the ratio of the medians.
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
-import { type Figure, fmt, initOnAnyPort, median, readLine, startOwner } from "./lib.ts";
+import { type Figure, fmt, median, readLine, realProject, rssMb, startOwner } from "./lib.ts";
 import { mcpSession } from "./mcp-client.ts";
 
-const ROOT = join(import.meta.dir, "..");
 const CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 2000);
 /** One tools/list after every LIST_EVERY tools/call. */
 const LIST_EVERY = 10;
 const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3);
 const SETTLE_MS = 1000;
-
-/** Resident memory of a process, in MB. */
-function rssMb(pid: number): number {
-	const status = readFileSync(`/proc/${pid}/status`, "utf8");
-	const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
-	return kb / 1024;
-}
-
-/** A git repository holding this project's sources, initialized for Roundtable. */
-function realProject(): string {
-	const project = mkdtempSync(join(tmpdir(), "rt-bench-mem-"));
-	cpSync(join(ROOT, "src"), join(project, "src"), { recursive: true });
-	cpSync(join(ROOT, "package.json"), join(project, "package.json"));
-	const git = (...args: string[]) =>
-		Bun.spawnSync(["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], {
-			cwd: project,
-		});
-	git("init", "-q");
-	git("add", "-A");
-	git("commit", "-q", "-m", "sources");
-	initOnAnyPort(project);
-	return project;
-}
 
 async function burst(url: string, args: object, bearer?: string): Promise<void> {
 	const session = await mcpSession(url, bearer);
@@ -77,9 +52,12 @@ async function ownerRun(project: string): Promise<Sample & { row: unknown }> {
 }
 
 async function floorRun(row: unknown): Promise<Sample> {
-	const floor = Bun.spawn([process.execPath, join(import.meta.dir, "sdk-floor.ts"), JSON.stringify(row)], {
-		stdout: "pipe",
-	});
+	const floor = Bun.spawn(
+		[process.execPath, join(import.meta.dir, "sdk-floor.ts"), JSON.stringify({ "task.get": row })],
+		{
+			stdout: "pipe",
+		},
+	);
 	try {
 		const url = /http=(\S+)/.exec(await readLine(floor.stdout))?.[1] as string;
 		await Bun.sleep(SETTLE_MS);
@@ -113,7 +91,8 @@ export async function run(): Promise<Figure> {
 		console.log(`  owner, idle                        ${mb(owners.map((o) => o.idle))}`);
 		console.log(`  owner, after                       ${mb(owners.map((o) => o.after))}`);
 		console.log(`  ratio after (medians)              ${fmt(ratio, 2)}`);
-		return { name: "memory", ratio, goal: { op: "≤", value: 1.5 } };
+		// Issue 37 set the memory goal at 2.0, now that the owner keeps its compiled code (src/owner/idle-gc.ts).
+		return { name: "memory after a burst", ratio, goal: { op: "≤", value: 2.0 } };
 	} finally {
 		rmSync(project, { recursive: true, force: true });
 	}

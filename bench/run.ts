@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark in turn, then one line with each of issue 22's figures (the ratio
+// `npm run bench`: every benchmark in turn, then one line with each of the speed issues' figures (the ratio
 // to its floor from the same run, and whether it meets its goal). Figures go in the issue notes, not
 // in test assertions.
 import * as access from "./access.bench.ts";
@@ -13,6 +13,7 @@ import * as headless from "./headless.bench.ts";
 import * as launch from "./launch.bench.ts";
 import { type Figure, fmt, meets } from "./lib.ts";
 import * as memory from "./memory.bench.ts";
+import * as paced from "./paced.bench.ts";
 import * as peers from "./peers.bench.ts";
 import * as read from "./read.bench.ts";
 import * as search from "./search.bench.ts";
@@ -51,9 +52,10 @@ const benches: Record<string, Bench> = {
 	workspace,
 	dashboard,
 	memory,
+	paced,
 };
-/** Issue 22's figures come from these; `npm run bench -- figures` runs only them. */
-const FIGURES = ["write", "watch", "read", "cli", "search", "chair", "memory"];
+/** The speed issues' figures come from these; `npm run bench -- figures` runs only them. */
+const FIGURES = ["write", "watch", "read", "cli", "search", "chair", "memory", "paced"];
 
 // `npm run bench -- NAME…` runs only the named benches.
 const asked = process.argv.slice(2).flatMap((a) => (a === "figures" ? FIGURES : [a]));

@@ -1,22 +1,23 @@
 // The floor of the "memory" figure: a minimal MCP server as the official SDK's own examples build
 // one, under Bun: Streamable HTTP (a transport and an McpServer per session, as a stateful server
-// keeps them) with one trivial tool that answers a fixed row (given as JSON in argv). It prints
-// its URL, then serves until SIGTERM.
+// keeps them) with trivial tools that each answer a fixed row (given in argv as JSON: tool name →
+// row). It prints its URL, then serves until SIGTERM.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
-const row = JSON.parse(process.argv[2] as string) as Record<string, unknown>;
+const rows = JSON.parse(process.argv[2] as string) as Record<string, Record<string, unknown>>;
 const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
 async function newSession(): Promise<WebStandardStreamableHTTPServerTransport> {
 	const server = new McpServer({ name: "floor", version: "1.0.0" });
-	server.registerTool(
-		"task.get",
-		{ description: "Returns a task.", inputSchema: { task_id: z.string() } },
-		async () => ({ content: [{ type: "text", text: JSON.stringify(row) }], structuredContent: row }),
-	);
+	for (const [name, row] of Object.entries(rows))
+		server.registerTool(
+			name,
+			{ description: `Answers ${name}.`, inputSchema: { task_id: z.string().optional() } },
+			async () => ({ content: [{ type: "text", text: JSON.stringify(row) }], structuredContent: row }),
+		);
 	const transport = new WebStandardStreamableHTTPServerTransport({
 		sessionIdGenerator: () => crypto.randomUUID(),
 		onsessioninitialized: (id) => {

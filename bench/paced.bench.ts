@@ -19,7 +19,7 @@ const TEAM = 5;
 const FEW = 10;
 const MANY = 100;
 /** Calls per agent: in the team's runs, and in the 10- and 100-agent runs. */
-const TEAM_CALLS = Number(process.env.BENCH_PACED_CALLS ?? 40);
+const TEAM_CALLS = Number(process.env.BENCH_PACED_CALLS ?? 60);
 const CROWD_CALLS = Number(process.env.BENCH_PACED_CROWD_CALLS ?? 16);
 const PAUSE_MS: [number, number] = [500, 4000];
 const SETTLE_MS = 1000;
@@ -137,9 +137,9 @@ interface Run {
 	rss: number;
 }
 
-/** Back-to-back, then paced, then RSS once settled. */
+/** Back-to-back (three times as many calls: they are quick, and steady the tail), then paced, then RSS once settled. */
 async function measure(server: Served, agents: Agent[], calls: number): Promise<Run> {
-	const b2b = await drive(server.url, agents, calls, false);
+	const b2b = await drive(server.url, agents, 3 * calls, false);
 	const paced = await drive(server.url, agents, calls, true);
 	await Bun.sleep(SETTLE_MS);
 	return { b2b, paced, rss: rssMb(server.pid) };

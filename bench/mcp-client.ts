@@ -52,3 +52,35 @@ export async function mcpSession(url: string, bearer?: string): Promise<McpSessi
 		},
 	};
 }
+
+/** A 2026-07-28 client: no session, each tools/call a POST of its own with the envelope and headers. */
+export function modernCaller(url: string, bearer?: string): (tool: string, args: object) => Promise<void> {
+	let id = 1;
+	const meta = {
+		"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": {},
+		"io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+	};
+	return async (tool, args) => {
+		const res = await fetch(url, {
+			method: "POST",
+			headers: {
+				"content-type": "application/json",
+				accept: "application/json, text/event-stream",
+				...(bearer && { authorization: `Bearer ${bearer}` }),
+				"mcp-protocol-version": "2026-07-28",
+				"mcp-method": "tools/call",
+				"mcp-name": tool,
+			},
+			body: JSON.stringify({
+				jsonrpc: "2.0",
+				id: id++,
+				method: "tools/call",
+				params: { name: tool, arguments: args, _meta: meta },
+			}),
+		});
+		const text = await res.text();
+		if (!text.includes('"result"') || text.includes('"isError":true'))
+			throw new Error(`call failed: ${text.slice(0, 200)}`);
+	};
+}

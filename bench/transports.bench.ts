@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callSocket } from "../src/transports/socket-client.ts";
 import { fmt, initOnAnyPort, percentile, readLine, startOwner } from "./lib.ts";
+import { modernCaller } from "./mcp-client.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src/main.ts");
@@ -70,38 +71,6 @@ async function mcpSession(url: string, bearer: string) {
 			method: "tools/call",
 			params: { name: tool, arguments: args },
 		});
-		if (!text.includes('"result"') || text.includes('"isError":true'))
-			throw new Error(`call failed: ${text.slice(0, 200)}`);
-	};
-}
-
-/** A 2026-07-28 client: no session, each tools/call a POST of its own with the envelope and headers. */
-function modernCaller(url: string, bearer: string) {
-	let id = 1;
-	const meta = {
-		"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": {},
-		"io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-	};
-	return async (tool: string, args: object) => {
-		const res = await fetch(url, {
-			method: "POST",
-			headers: {
-				"content-type": "application/json",
-				accept: "application/json, text/event-stream",
-				authorization: `Bearer ${bearer}`,
-				"mcp-protocol-version": "2026-07-28",
-				"mcp-method": "tools/call",
-				"mcp-name": tool,
-			},
-			body: JSON.stringify({
-				jsonrpc: "2.0",
-				id: id++,
-				method: "tools/call",
-				params: { name: tool, arguments: args, _meta: meta },
-			}),
-		});
-		const text = await res.text();
 		if (!text.includes('"result"') || text.includes('"isError":true'))
 			throw new Error(`call failed: ${text.slice(0, 200)}`);
 	};

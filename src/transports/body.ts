@@ -10,15 +10,28 @@ export async function readBounded(
 	limit: number,
 	deadline: number,
 ): Promise<{ text: string } | { failure: BodyFailure }> {
-	if (Number(req.headers.get("content-length") ?? "0") > limit) return { failure: "too_big" };
+	const length = req.headers.get("content-length");
+	if (Number(length ?? "0") > limit) return { failure: "too_big" };
 	if (!req.body) return { text: "" };
-	const reader = req.body.getReader();
-	const parts: Uint8Array[] = [];
-	let size = 0;
 	let timer: Timer | undefined;
 	const late = new Promise<"late">((resolve) => {
 		timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()));
 	});
+	// A declared length within the limit: Bun holds the body to exactly that many bytes, so it is
+	// read whole (natively, without a read per chunk); only the deadline can still fail it.
+	if (length !== null) {
+		try {
+			const text = await Promise.race([req.text(), late]);
+			return text === "late" ? { failure: "late" } : { text };
+		} catch {
+			return { failure: "unreadable" };
+		} finally {
+			clearTimeout(timer);
+		}
+	}
+	const reader = req.body.getReader();
+	const parts: Uint8Array[] = [];
+	let size = 0;
 	const fail = (failure: BodyFailure) => {
 		void reader.cancel().catch(() => {});
 		return { failure };

@@ -86,6 +86,22 @@ test("a body that trickles in is answered 408 and its connection closed at the r
 	expect(c.text().toLowerCase()).toContain("connection: close");
 });
 
+// Without a declared length the body is read chunk by chunk (src/transports/body.ts): the same deadline.
+test("a chunked body that trickles in is answered 408 at the read deadline too", async () => {
+	const { port } = await serve();
+	const c = await open(
+		port,
+		"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
+	);
+	const timer = setInterval(() => {
+		if (!c.closed()) c.socket.write("1\r\n \r\n");
+	}, 100);
+	cleanups.push(() => clearInterval(timer));
+	await until(() => c.closed(), 15_000, "the server to close the trickling connection");
+	expect(c.status()).toBe(408);
+	expect(c.text()).toContain("limits.read_deadline_seconds");
+});
+
 test("connections beyond limits.max_http_connections get a 503 and are closed; freed ones admit again", async () => {
 	const { port } = await serve(8);
 	// Four requests in flight (bodies still coming) and four idle keep-alive connections.

@@ -10,6 +10,7 @@ import * as cli from "./cli.bench.ts";
 import * as dashboard from "./dashboard.bench.ts";
 import * as dispatch from "./dispatch.bench.ts";
 import * as headless from "./headless.bench.ts";
+import * as http from "./http.bench.ts";
 import * as launch from "./launch.bench.ts";
 import { type Figure, fmt, meets } from "./lib.ts";
 import * as memory from "./memory.bench.ts";
@@ -38,6 +39,7 @@ const benches: Record<string, Bench> = {
 	watch,
 	peers,
 	transports,
+	http,
 	read,
 	cli,
 	search,
@@ -55,7 +57,7 @@ const benches: Record<string, Bench> = {
 	paced,
 };
 /** The speed issues' figures come from these; `npm run bench -- figures` runs only them. */
-const FIGURES = ["write", "watch", "read", "cli", "search", "chair", "memory", "paced"];
+const FIGURES = ["write", "watch", "read", "cli", "search", "chair", "memory", "paced", "http"];
 
 // `npm run bench -- NAME…` runs only the named benches.
 const asked = process.argv.slice(2).flatMap((a) => (a === "figures" ? FIGURES : [a]));

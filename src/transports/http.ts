@@ -15,6 +15,7 @@ import { createDashboard } from "../dashboard/server/index.ts";
 import { establishedPeers } from "../os/tcp-table.ts";
 import { Hub } from "../subscriptions/hub.ts";
 import { readBounded } from "./body.ts";
+import { answerDirectly, directCall } from "./direct-call.ts";
 import { EventBuffer } from "./event-store.ts";
 import type { McpExtension } from "./extension.ts";
 import { Connections } from "./http-connections.ts";
@@ -185,6 +186,8 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 	}
 	const sessions = new Map<string, Session>();
 	const guard = { loopback };
+	/** The extension's tools (the conformance fixtures) are always the SDK's to answer. */
+	const extensionTools = new Set(options.extension?.legacy.tools.map((t) => t.name) ?? []);
 
 	/** Who the request is from, or the 401 that says why nobody. */
 	async function caller(req: Request): Promise<Principal | Response> {
@@ -282,6 +285,14 @@ export function startHttp(call: Caller, options: HttpOptions): HttpServer {
 			if (session.caller !== callerKey(principal))
 				return rpcError(403, -32000, "this MCP session was opened by another caller");
 			session.lastSeen = Date.now();
+			const direct = parsed && directCall(req.headers, parsed.body, extensionTools);
+			if (direct)
+				return answerDirectly(call, direct, {
+					principal,
+					inflight: options.inflight,
+					signal: req.signal,
+					sessionId: sid,
+				});
 			const res = await session.transport.handleRequest(
 				withSessionVersion(req, session.protocolVersion),
 				parsed && { parsedBody: parsed.body },

@@ -135,17 +135,10 @@ test("a direct read is refused as any call is: a file it has not claimed, an unk
 	expect(unknown.message.error?.code).toBe(-32602);
 	// The operator's session id is no way in for the capability.
 	const operator = await session("direct-test-token");
-	const res = await fetch(server.url, {
-		method: "POST",
-		headers: { ...s.headers, "mcp-session-id": operator.sid },
-		body: JSON.stringify({
-			jsonrpc: "2.0",
-			id: 9,
-			method: "tools/call",
-			params: { name: "task.get", arguments: { task_id: theirs.task.id } },
-		}),
+	const foreign = await s.call("task.get", { task_id: theirs.task.id }, undefined, {
+		"mcp-session-id": operator.sid,
 	});
-	expect(res.status).toBe(403);
+	expect(foreign.status).toBe(403);
 });
 
 test("a client that does not take JSON, or names a version not served, goes to the SDK as before", async () => {
@@ -154,15 +147,8 @@ test("a client that does not take JSON, or names a version not served, goes to t
 		accept: "text/event-stream",
 	});
 	expect(onlyStreams.status).toBe(406); // the SDK's answer, as always
-	const odd = await fetch(server.url, {
-		method: "POST",
-		headers: { ...s.headers, "mcp-protocol-version": "1999-01-01" },
-		body: JSON.stringify({
-			jsonrpc: "2.0",
-			id: 3,
-			method: "tools/call",
-			params: { name: "task.get", arguments: { task_id: mine.task.id } },
-		}),
+	const odd = await s.call("task.get", { task_id: mine.task.id }, undefined, {
+		"mcp-protocol-version": "1999-01-01",
 	});
 	expect(odd.status).toBe(400);
 });

@@ -116,6 +116,13 @@ test("a session whose capability lapsed while no owner ran is given up at the re
 	const root = owned.root;
 	const id = await startSession(root, "--agent", "reviewer-1", "--adapter", "slow");
 	await until(() => existsSync(starts), 15_000, "its start");
+	// The owner records the agent's pid as it spawns it; on a loaded machine the agent's first line
+	// can come first, and an owner killed in between leaves nothing to find (what this test is not about).
+	await until(
+		() => existsSync(join(root, ".roundtable/sessions", id, "agent.pid")),
+		15_000,
+		"its pid recorded",
+	);
 	owned.owner.kill("SIGKILL");
 	await owned.owner.exited;
 	const [pid] = readFileSync(starts, "utf8").trim().split("\n").map(Number) as [number];

@@ -14,6 +14,8 @@ export interface AgentPrincipal {
 	agent_id: string;
 	role: string;
 	session_id: string;
+	/** When its capability lapses (ISO time), if it does. */
+	expires_at?: string;
 	task_id?: string;
 	proposal_id?: string;
 	run_id?: string;

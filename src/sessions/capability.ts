@@ -23,6 +23,7 @@ export function principalOf(s: SessionRow): AgentPrincipal {
 		agent_id: s.agent_id,
 		role: s.role ?? "",
 		session_id: s.id,
+		...(s.expires_at !== null && { expires_at: s.expires_at }),
 		...(s.task_id !== null && { task_id: s.task_id }),
 		...(s.proposal_id !== null && { proposal_id: s.proposal_id }),
 		...(s.run_id !== null && { run_id: s.run_id }),

@@ -23,8 +23,21 @@ interface Subscription {
 	inbox: string;
 	/** The capability's session, for an agent: when it ends, so does what it subscribed to. */
 	capability?: string;
+	/** When that capability lapses, if it does (ISO time). */
+	expires?: string;
 	notify: Notify;
 }
+
+interface Ender {
+	/** The capability's session. */
+	capability: string;
+	ended: () => void;
+	/** The timer that ends it when its time is up. */
+	lapse?: Timer;
+}
+
+/** The longest delay setTimeout holds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The events that end a capability's session, after which it may read nothing. */
 const ENDS_CAPABILITY = new Set(["session.revoked", "session.closed", "session.ended"]);
@@ -39,7 +52,7 @@ export class Hub {
 	/** Per session: the lists it hears changes of, and how it is told. */
 	private readonly listeners = new Map<object, { lists: Set<ListKind>; notify: (list: ListKind) => void }>();
 	/** Per session opened with a capability: what to do when that ends (a listen ends its stream). */
-	private readonly enders = new Map<object, { capability: string; ended: () => void }>();
+	private readonly enders = new Map<object, Ender>();
 	private after: number | undefined;
 	private running: Promise<void> | undefined;
 	private readonly stopped = new AbortController();
@@ -71,8 +84,13 @@ export class Hub {
 		// Where the loop starts is fixed before the read, so nothing committed after it is missed.
 		await this.startingPoint();
 		await readResource(this.call, r, ctx);
-		const capability = ctx.principal.kind === "agent" ? ctx.principal.session_id : undefined;
-		mine.set(key, { inbox: inboxOf(ctx.principal), notify, ...(capability && { capability }) });
+		const agent = ctx.principal.kind === "agent" ? ctx.principal : undefined;
+		mine.set(key, {
+			inbox: inboxOf(ctx.principal),
+			notify,
+			...(agent && { capability: agent.session_id }),
+			...(agent?.expires_at && { expires: agent.expires_at }),
+		});
 		this.sessions.set(session, mine);
 		this.running ??= this.follow().finally(() => {
 			this.running = undefined;
@@ -91,12 +109,31 @@ export class Hub {
 	drop(session: object): void {
 		this.sessions.delete(session);
 		this.listeners.delete(session);
+		clearTimeout(this.enders.get(session)?.lapse);
 		this.enders.delete(session);
 	}
 
-	/** Calls `ended` when the capability `session` was opened with ends (revoked, closed, ended). */
+	/**
+	 * Calls `ended` when the capability `session` was opened with ends: revoked, closed, ended, or
+	 * lapsed (its time is up, which no event tells).
+	 */
 	onCapabilityEnd(session: object, principal: CallContext["principal"], ended: () => void): void {
-		if (principal.kind === "agent") this.enders.set(session, { capability: principal.session_id, ended });
+		if (principal.kind !== "agent") return;
+		const ender: Ender = { capability: principal.session_id, ended };
+		this.enders.set(session, ender);
+		if (principal.expires_at !== undefined) this.lapseAt(session, ender, Date.parse(principal.expires_at));
+	}
+
+	/** Ends `session` once its capability's time is up (a timer holds ~24.8 days at most: it looks again then). */
+	private lapseAt(session: object, ender: Ender, at: number): void {
+		const left = at - Date.now();
+		if (left <= 0) {
+			this.drop(session);
+			ender.ended();
+			return;
+		}
+		ender.lapse = setTimeout(() => this.lapseAt(session, ender, at), Math.min(left, MAX_TIMER_MS));
+		ender.lapse.unref();
 	}
 
 	/** Tells `session` of each change to one of `lists` from now on (until it is dropped). */
@@ -154,10 +191,17 @@ export class Hub {
 		if (ENDS_CAPABILITY.has(e.type)) this.endCapability((e.payload as { session_id?: unknown }).session_id);
 		const touched = touchedBy(e);
 		if (touched.length === 0) return;
-		for (const mine of this.sessions.values())
+		const now = new Date().toISOString();
+		for (const [session, mine] of this.sessions)
 			for (const t of touched) {
 				const s = mine.get(t.uri);
-				if (s && (t.inbox === undefined || t.inbox === s.inbox)) s.notify(t.uri, e.id);
+				if (!s || (t.inbox !== undefined && t.inbox !== s.inbox)) continue;
+				// A capability whose time is up hears nothing more, and keeps no subscription.
+				if (s.expires !== undefined && s.expires <= now) {
+					this.drop(session);
+					break;
+				}
+				s.notify(t.uri, e.id);
 			}
 	}
 

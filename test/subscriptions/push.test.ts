@@ -370,3 +370,39 @@ test("a capability revoked hears of nothing more: its 2025-11-25 subscriptions g
 	const again = await listenAs(raw, { resourceSubscriptions: ["roundtable://inbox"] });
 	expect(again.res.status).toBe(401);
 });
+
+// A capability's time running out is told by no event: its listen ends on time, and its
+// subscriptions hear nothing after it.
+test("a capability whose time is up hears of nothing more either: its listen ends, its subscriptions go", async () => {
+	const raw = newCapability();
+	await p.call("session.mint", {
+		agent_id: "security-1",
+		capability_sha256: capabilityHash(raw),
+		ttl_seconds: 2,
+	});
+	const legacy = new Client({ name: "security-1", version: "1" });
+	const heard: number[] = [];
+	legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+		heard.push(Number(n.params._meta?.["roundtable/event_id"]));
+	});
+	await legacy.connect(
+		new StreamableHTTPClientTransport(new URL(server.url), {
+			requestInit: { headers: { Authorization: `Bearer ${raw}` } },
+		}),
+	);
+	clients.push(legacy);
+	await legacy.subscribeResource({ uri: "roundtable://inbox" });
+	const l = await listenAs(raw, { resourceSubscriptions: ["roundtable://inbox"] });
+	await until(() => l.messages.length >= 1, 10_000, "the acknowledgement");
+	await p.call("message.post", { to_agent_id: "security-1", body_md: "in time" });
+	await until(() => heard.length === 1 && l.messages.length === 2, 10_000, "both hear the first message");
+	await l.reading; // ends when the capability's time is up, with no event to say so
+	await p.call("message.post", { to_agent_id: "security-1", body_md: "too late" });
+	await Bun.sleep(300);
+	expect(heard.length).toBe(1);
+	expect(l.messages.at(-1)).toEqual({
+		jsonrpc: "2.0",
+		id: 7,
+		result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 7 } },
+	});
+}, 15_000);

@@ -22,9 +22,10 @@ export interface Direct {
 }
 
 /**
- * The call in `body` if it is one to answer directly: a tools/call request naming a registry tool
- * without a progress token, from a client that accepts JSON, labelled with a version the SDK would
- * accept. Undefined for anything else, which the SDK answers as before.
+ * The call in `body` if it is one to answer directly: a tools/call request naming a read-only
+ * registry tool, without a wait or a progress token, sent as JSON by a client that accepts JSON,
+ * labelled with a version the SDK would accept. Undefined for anything else, which the SDK answers
+ * as before.
  */
 export function directCall(
 	headers: Headers,
@@ -47,6 +48,8 @@ export function directCall(
 		return undefined;
 	if (args?.wait_ms !== undefined && args.wait_ms !== 0) return undefined;
 	if (p._meta?.progressToken !== undefined) return undefined;
+	// What the SDK would refuse (415, 406) it still refuses.
+	if (!(headers.get("content-type") ?? "").includes("application/json")) return undefined;
 	if (!(headers.get("accept") ?? "").includes("application/json")) return undefined;
 	const version = headers.get("mcp-protocol-version");
 	if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;

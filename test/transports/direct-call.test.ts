@@ -147,6 +147,10 @@ test("a client that does not take JSON, or names a version not served, goes to t
 		accept: "text/event-stream",
 	});
 	expect(onlyStreams.status).toBe(406); // the SDK's answer, as always
+	const notJson = await s.call("task.get", { task_id: mine.task.id }, undefined, {
+		"content-type": "text/plain",
+	});
+	expect(notJson.status).toBe(415);
 	const odd = await s.call("task.get", { task_id: mine.task.id }, undefined, {
 		"mcp-protocol-version": "1999-01-01",
 	});

@@ -4,6 +4,7 @@
 // tools.schema.json keeps the full input and output schemas.
 import { callerId, nonBlank } from "../domain/scalars.ts";
 import { AGENT_TOOLS, idempotencyKey, jsonSchemas, type Tool, toolsFor } from "./index.ts";
+import type { Grant } from "./types.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -48,14 +49,23 @@ const mapValues = (o: Schema, f: (v: unknown) => unknown) =>
 /**
  * One tool as tools/list serves it: the argument docs are the only descriptions in its schema. To
  * a capability (`forCapability`) its actor arguments are not shown: the capability says who acts.
+ * Nor, under its role's `grant`, the arguments it may not give at all; one it may give only some
+ * values of lists just those.
  */
-export function publishedTool(t: Tool, forCapability = false): PublishedTool {
+export function publishedTool(t: Tool, forCapability = false, grant?: Grant): PublishedTool {
 	const inputSchema = lean(jsonSchemas(t).input) as PublishedTool["inputSchema"];
 	const props = (inputSchema.properties ?? {}) as Record<string, Schema>;
-	if (forCapability && t.actors.length > 0) {
-		for (const actor of t.actors) delete props[actor];
+	const hidden = new Set(forCapability ? t.actors : []);
+	for (const [field, allowed] of Object.entries(grant?.only ?? {})) {
+		const prop = props[field];
+		if (allowed.length === 0) hidden.add(field);
+		else if (prop && Array.isArray(prop.enum))
+			props[field] = { ...prop, enum: prop.enum.filter((v) => allowed.includes(v)) };
+	}
+	if (hidden.size > 0) {
+		for (const field of hidden) delete props[field];
 		const required = (inputSchema.required ?? []) as string[];
-		inputSchema.required = required.filter((r) => !t.actors.includes(r));
+		inputSchema.required = required.filter((r) => !hidden.has(r));
 	}
 	for (const [name, prop] of Object.entries(props)) {
 		const doc = t.argDocs[name];
@@ -84,20 +94,20 @@ function hints(a: Tool["annotations"]): PublishedTool["annotations"] {
 }
 
 let cached: PublishedTool[] | undefined;
-let forCapabilities: PublishedTool[] | undefined;
 const byRole = new Map<string, PublishedTool[]>();
 /**
  * Every agent tool, in registry order; with a role, only those a capability of that role may
- * call, without their actor arguments. Computed once: schemas never change while a process runs.
+ * call, each as that role may call it (./publishedTool). Computed once: schemas never change while
+ * a process runs.
  */
 export const publishedTools = (role?: string): PublishedTool[] => {
 	cached ??= AGENT_TOOLS.map((t) => publishedTool(t));
 	if (role === undefined) return cached;
 	let mine = byRole.get(role);
 	if (!mine) {
-		forCapabilities ??= AGENT_TOOLS.map((t) => publishedTool(t, true));
-		const allowed = new Set(toolsFor(role).map((t) => t.name as string));
-		mine = forCapabilities.filter((t) => allowed.has(t.name));
+		mine = toolsFor(role).map((t) =>
+			publishedTool(t, true, t.access === "every" ? undefined : (t.access as Record<string, Grant>)[role]),
+		);
 		if (byRole.size < 64) byRole.set(role, mine);
 	}
 	return mine;

@@ -134,3 +134,44 @@ describe("results keep their types without an outputSchema", () => {
 		}
 	});
 });
+
+// A role's list shows what that role may give: an argument its grant allows no value of is not
+// listed, and one it may give only some values of lists just those (call() refuses the rest).
+test("each role's list leaves out the arguments it may not give, and lists only the values it may", () => {
+	let checked = 0;
+	for (const role of ROLES) {
+		const listed = new Map(publishedTools(role).map((t) => [t.name, t]));
+		for (const tool of AGENT_TOOLS) {
+			const grant =
+				tool.access === "every"
+					? undefined
+					: (tool.access as Record<string, { only?: Record<string, unknown[]> }>)[role];
+			const mine = listed.get(tool.name);
+			for (const [field, allowed] of Object.entries(grant?.only ?? {})) {
+				const prop = (mine?.inputSchema.properties as Record<string, { enum?: unknown[] }> | undefined)?.[
+					field
+				];
+				if (allowed.length === 0)
+					expect({ role, tool: tool.name, field, listed: prop !== undefined }).toEqual({
+						role,
+						tool: tool.name,
+						field,
+						listed: false,
+					});
+				else if (prop?.enum) expect(prop.enum.every((v) => allowed.includes(v))).toBe(true);
+				checked++;
+			}
+		}
+	}
+	expect(checked).toBeGreaterThan(10);
+	const implementer = publishedTools("Implementer").find((t) => t.name === "human.request_approval");
+	expect(Object.keys(implementer?.inputSchema.properties ?? {})).not.toContain("decision_md");
+	const reviewer = publishedTools("Reviewer").find((t) => t.name === "resource.claim");
+	expect((reviewer?.inputSchema.properties as Record<string, { enum?: string[] }>).claim_type?.enum).toEqual([
+		"read",
+		"review",
+	]);
+	// The operator's list keeps every argument.
+	const operator = publishedTools().find((t) => t.name === "human.request_approval");
+	expect(Object.keys(operator?.inputSchema.properties ?? {})).toContain("decision_md");
+});

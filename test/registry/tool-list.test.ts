@@ -167,10 +167,9 @@ test("each role's list leaves out the arguments it may not give, and lists only 
 	const implementer = publishedTools("Implementer").find((t) => t.name === "human.request_approval");
 	expect(Object.keys(implementer?.inputSchema.properties ?? {})).not.toContain("decision_md");
 	const reviewer = publishedTools("Reviewer").find((t) => t.name === "resource.claim");
-	expect((reviewer?.inputSchema.properties as Record<string, { enum?: string[] }>).claim_type?.enum).toEqual([
-		"read",
-		"review",
-	]);
+	const claimType = (reviewer?.inputSchema.properties as Record<string, { enum?: string[] }> | undefined)
+		?.claim_type;
+	expect(claimType?.enum).toEqual(["read", "review"]);
 	// The operator's list keeps every argument.
 	const operator = publishedTools().find((t) => t.name === "human.request_approval");
 	expect(Object.keys(operator?.inputSchema.properties ?? {})).toContain("decision_md");

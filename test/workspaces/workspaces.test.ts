@@ -16,6 +16,7 @@ import {
 	type Project,
 	removeTempDirs,
 	tempDir,
+	until,
 } from "../_helpers/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -324,7 +325,8 @@ describe("bad input to a workspace", () => {
 		const save = `const fs = require("fs"); for (let i = 0; ; i++) { fs.writeFileSync(process.argv[1] + ".new", "mine " + i + "\\n"); fs.renameSync(process.argv[1] + ".new", process.argv[1]); }`;
 		const writer = Bun.spawn([process.execPath, "-e", save, file]);
 		try {
-			await Bun.sleep(50);
+			// Writing already (a loaded machine may take a while to start it), not about to.
+			await until(() => readFileSync(file, "utf8").startsWith("mine "), 10_000, "the agent's first save");
 			const err = await t.fails("workspace.sync", {});
 			expect(err.code).toBe("conflict");
 			expect(err.message).toMatch(

@@ -20,9 +20,15 @@ export async function lookUntil<T>(
 	look: () => Promise<T>,
 	ready: (view: T) => boolean,
 ): Promise<T> {
+	const cancelled = () => new ToolError("cancelled", `${tool} was cancelled while waiting`);
+	// No wait asked (most calls): one look, with nothing to listen for and no poller started.
+	if (waitMs <= 0) {
+		if (env.ctx.signal.aborted) throw cancelled();
+		return look();
+	}
 	const deadline = Date.now() + waitMs;
 	for (;;) {
-		if (env.ctx.signal.aborted) throw new ToolError("cancelled", `${tool} was cancelled while waiting`);
+		if (env.ctx.signal.aborted) throw cancelled();
 		const remaining = deadline - Date.now();
 		// `stop` drops the listener (and its timer) when no sleep follows.
 		const stop = new AbortController();

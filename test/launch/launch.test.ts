@@ -722,12 +722,9 @@ describe("the session socket, in process", async () => {
 		}
 	});
 
-	test("a listen on the session's socket, as its agent: only what the agent may read is acknowledged and heard", async () => {
-		const ask = (from: string, to: string) =>
-			call(p.rt, "peer.ask", { agent_id: from, assignee_agent_id: to, question_md: "?" }, p.ctx);
-		const own = (await ask("implementer-1", "implementer-2")).request.id;
-		const others = (await ask("reviewer-1", "implementer-2")).request.id;
-		const got: { method?: string; params?: Record<string, unknown> }[] = [];
+	/** A new-era listen on the session's socket for `uris`, and every line it has answered so far. */
+	async function listenOnSocket(id: string, uris: string[]) {
+		const got: { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown }[] = [];
 		let buffer = "";
 		const s = await Bun.connect({
 			unix: socket.path,
@@ -741,11 +738,10 @@ describe("the session socket, in process", async () => {
 				},
 			},
 		});
-		const uris = [own, others].map((id) => `roundtable://requests/${id}`);
 		s.write(
 			`${JSON.stringify({
 				jsonrpc: "2.0",
-				id: "L1",
+				id,
 				method: "subscriptions/listen",
 				params: {
 					_meta: {
@@ -757,8 +753,19 @@ describe("the session socket, in process", async () => {
 				},
 			})}\n`,
 		);
+		await until(() => got.length >= 1, 10_000, "the acknowledgement");
+		return { got, end: () => s.end() };
+	}
+
+	const ask = (from: string, to: string) =>
+		call(p.rt, "peer.ask", { agent_id: from, assignee_agent_id: to, question_md: "?" }, p.ctx);
+
+	test("a listen on the session's socket, as its agent: only what the agent may read is acknowledged and heard", async () => {
+		const own = (await ask("implementer-1", "implementer-2")).request.id;
+		const others = (await ask("reviewer-1", "implementer-2")).request.id;
+		const uris = [own, others].map((id) => `roundtable://requests/${id}`);
+		const { got, end } = await listenOnSocket("L1", uris);
 		try {
-			await until(() => got.length >= 1, 10_000, "the acknowledgement");
 			expect(got[0]).toMatchObject({
 				method: "notifications/subscriptions/acknowledged",
 				params: { notifications: { resourceSubscriptions: [uris[0]] } },
@@ -769,7 +776,30 @@ describe("the session socket, in process", async () => {
 			await Bun.sleep(300);
 			expect(got.slice(1).map((m) => m.params?.uri)).toEqual([uris[0]]);
 		} finally {
-			s.end();
+			end();
+		}
+	});
+
+	// The last of this session's tests: it ends the session.
+	test("on the session's socket too, a listen ends when its session does, and hears nothing after", async () => {
+		const own = (await ask("implementer-1", "implementer-2")).request.id;
+		const { got, end } = await listenOnSocket("L2", [`roundtable://requests/${own}`]);
+		try {
+			await call(p.rt, "session.close", { session_id: session.id, reason: "the agent exited" }, p.ctx);
+			await until(() => got.some((m) => m.id === "L2"), 10_000, "the listen's answer");
+			await call(
+				p.rt,
+				"peer.answer",
+				{ agent_id: "implementer-2", request_id: own, answer_md: "late" },
+				p.ctx,
+			);
+			await Bun.sleep(300);
+			expect(got.map((m) => m.method ?? m.result)).toEqual([
+				"notifications/subscriptions/acknowledged",
+				{ resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "L2" } },
+			]);
+		} finally {
+			end();
 		}
 	});
 

@@ -22,10 +22,17 @@ afterAll(async () => {
 	await server.close();
 });
 
-/** An agent's client with its own capability, and the resource updates it hears, in order. */
-async function agent(agentId: string) {
+/**
+ * An agent's client with its own capability (lasting `ttlSeconds` if given), the resource updates it
+ * hears, in order, and the capability and its session.
+ */
+async function agent(agentId: string, ttlSeconds?: number) {
 	const raw = newCapability();
-	await p.call("session.mint", { agent_id: agentId, capability_sha256: capabilityHash(raw) });
+	const minted = (await p.call("session.mint", {
+		agent_id: agentId,
+		capability_sha256: capabilityHash(raw),
+		...(ttlSeconds !== undefined && { ttl_seconds: ttlSeconds }),
+	})) as { session: { id: string } };
 	const client = new Client({ name: agentId, version: "1" });
 	const heard: { uri: string; event: number }[] = [];
 	client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
@@ -37,7 +44,7 @@ async function agent(agentId: string) {
 		}),
 	);
 	clients.push(client);
-	return { client, heard };
+	return { client, heard, capability: raw, sessionId: minted.session.id };
 }
 
 const lastEvent = async () =>
@@ -335,71 +342,48 @@ test("2026-07-28: a listen naming 10,000 resources is refused with the limit; th
 // Revoked, a capability may read nothing, so it hears of nothing: its subscriptions go with it in
 // both eras, and a listen it holds is ended with its answer (a new one would be refused).
 test("a capability revoked hears of nothing more: its 2025-11-25 subscriptions go, its 2026-07-28 listen ends", async () => {
-	const raw = newCapability();
-	const minted = (await p.call("session.mint", {
-		agent_id: "tester-1",
-		capability_sha256: capabilityHash(raw),
-	})) as { session: { id: string } };
-	const legacy = new Client({ name: "tester-1", version: "1" });
-	const heard: number[] = [];
-	legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-		heard.push(Number(n.params._meta?.["roundtable/event_id"]));
-	});
-	await legacy.connect(
-		new StreamableHTTPClientTransport(new URL(server.url), {
-			requestInit: { headers: { Authorization: `Bearer ${raw}` } },
-		}),
-	);
-	clients.push(legacy);
-	await legacy.subscribeResource({ uri: "roundtable://inbox" });
-	const l = await listenAs(raw, { resourceSubscriptions: ["roundtable://inbox"] });
+	const tester = await agent("tester-1");
+	await tester.client.subscribeResource({ uri: "roundtable://inbox" });
+	const l = await listenAs(tester.capability, { resourceSubscriptions: ["roundtable://inbox"] });
 	await until(() => l.messages.length >= 1, 10_000, "the acknowledgement");
 	await p.call("message.post", { to_agent_id: "tester-1", body_md: "before" });
-	await until(() => heard.length === 1 && l.messages.length === 2, 10_000, "both hear the first message");
-	await p.call("session.revoke", { session_id: minted.session.id });
+	await until(
+		() => tester.heard.length === 1 && l.messages.length === 2,
+		10_000,
+		"both hear the first message",
+	);
+	await p.call("session.revoke", { session_id: tester.sessionId });
 	await p.call("message.post", { to_agent_id: "tester-1", body_md: "after" });
 	await l.reading; // the listen ends
 	await Bun.sleep(300);
-	expect(heard.length).toBe(1);
+	expect(tester.heard.length).toBe(1);
 	expect(l.messages.map((m) => m.method ?? m.result)).toEqual([
 		"notifications/subscriptions/acknowledged",
 		"notifications/resources/updated",
 		{ resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 7 } },
 	]);
 	// And a new listen is refused at the door.
-	const again = await listenAs(raw, { resourceSubscriptions: ["roundtable://inbox"] });
+	const again = await listenAs(tester.capability, { resourceSubscriptions: ["roundtable://inbox"] });
 	expect(again.res.status).toBe(401);
 });
 
 // A capability's time running out is told by no event: its listen ends on time, and its
 // subscriptions hear nothing after it.
 test("a capability whose time is up hears of nothing more either: its listen ends, its subscriptions go", async () => {
-	const raw = newCapability();
-	await p.call("session.mint", {
-		agent_id: "security-1",
-		capability_sha256: capabilityHash(raw),
-		ttl_seconds: 2,
-	});
-	const legacy = new Client({ name: "security-1", version: "1" });
-	const heard: number[] = [];
-	legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-		heard.push(Number(n.params._meta?.["roundtable/event_id"]));
-	});
-	await legacy.connect(
-		new StreamableHTTPClientTransport(new URL(server.url), {
-			requestInit: { headers: { Authorization: `Bearer ${raw}` } },
-		}),
-	);
-	clients.push(legacy);
-	await legacy.subscribeResource({ uri: "roundtable://inbox" });
-	const l = await listenAs(raw, { resourceSubscriptions: ["roundtable://inbox"] });
+	const security = await agent("security-1", 2);
+	await security.client.subscribeResource({ uri: "roundtable://inbox" });
+	const l = await listenAs(security.capability, { resourceSubscriptions: ["roundtable://inbox"] });
 	await until(() => l.messages.length >= 1, 10_000, "the acknowledgement");
 	await p.call("message.post", { to_agent_id: "security-1", body_md: "in time" });
-	await until(() => heard.length === 1 && l.messages.length === 2, 10_000, "both hear the first message");
+	await until(
+		() => security.heard.length === 1 && l.messages.length === 2,
+		10_000,
+		"both hear the first message",
+	);
 	await l.reading; // ends when the capability's time is up, with no event to say so
 	await p.call("message.post", { to_agent_id: "security-1", body_md: "too late" });
 	await Bun.sleep(300);
-	expect(heard.length).toBe(1);
+	expect(security.heard.length).toBe(1);
 	expect(l.messages.at(-1)).toEqual({
 		jsonrpc: "2.0",
 		id: 7,

@@ -204,6 +204,33 @@ export async function readyLine(
 }
 
 /** Polls `check` until it gives something truthy, and returns that; fails after `ms`, naming `what`. */
+/**
+ * `roundtable watch --follow --json --limit 1` in its own process: its output so far, and a way to
+ * wait until it has printed `lines` lines (the first is the newest event, where it starts following).
+ */
+export function followWatch(root: string) {
+	const proc = Bun.spawn(
+		[process.execPath, MAIN, "watch", "--follow", "--json", "--limit", "1", "--root", root],
+		{
+			stdout: "pipe",
+			stderr: "pipe",
+		},
+	);
+	const reader = proc.stdout.getReader();
+	let text = "";
+	return {
+		proc,
+		text: () => text,
+		async readUntil(lines: number) {
+			while (text.split("\n").length - 1 < lines) {
+				const { value, done } = await reader.read();
+				if (done) break;
+				text += new TextDecoder().decode(value);
+			}
+		},
+	};
+}
+
 export async function until<T>(
 	check: () => T | Promise<T>,
 	ms: number,

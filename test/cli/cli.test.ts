@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAIN, runCli, tempDir } from "../_helpers/helpers.ts";
+import { followWatch, runCli, tempDir } from "../_helpers/helpers.ts";
 
 let root: string;
 beforeAll(async () => {
@@ -242,22 +242,9 @@ describe("table and watch", () => {
 	});
 
 	test("watch --follow prints every later event, in order, none skipped", async () => {
-		const follower = Bun.spawn(
-			[process.execPath, MAIN, "watch", "--follow", "--json", "--limit", "1", "--root", root],
-			{
-				stdout: "pipe",
-				stderr: "pipe",
-			},
-		);
-		const reader = follower.stdout.getReader();
-		let text = "";
-		const readUntil = async (lines: number) => {
-			while (text.split("\n").length - 1 < lines) {
-				const { value, done } = await reader.read();
-				if (done) break;
-				text += new TextDecoder().decode(value);
-			}
-		};
+		const watcher = followWatch(root);
+		const follower = watcher.proc;
+		const { readUntil } = watcher;
 		await readUntil(1); // the newest event: the follower is now on the cursor
 		// More events than one page of the follower (limit 200 is its page; 5 is enough to show order).
 		for (let i = 0; i < 5; i++)
@@ -265,7 +252,8 @@ describe("table and watch", () => {
 		await readUntil(6);
 		follower.kill("SIGINT");
 		expect(await follower.exited).toBe(0);
-		const events = text
+		const events = watcher
+			.text()
 			.trim()
 			.split("\n")
 			.map((l) => JSON.parse(l));

@@ -1,28 +1,15 @@
 // `watch --follow` beside a live owner follows through the owner's socket (where a commit from any
 // process wakes it at once), goes on by itself when the owner stops, and ends on Ctrl-C with 0.
 import { expect, test } from "bun:test";
-import { MAIN, runCli, tempDir } from "../_helpers/helpers.ts";
+import { followWatch, runCli, tempDir } from "../_helpers/helpers.ts";
 import { ownedProject } from "../_helpers/launch-helpers.ts";
 
 test("watch --follow beside an owner: events from another process, then after the owner stops, none missed", async () => {
 	const owned = await ownedProject(tempDir("rt-follow-"), { "a.txt": "a\n" });
 	const root = owned.root;
-	const follower = Bun.spawn(
-		[process.execPath, MAIN, "watch", "--follow", "--json", "--limit", "1", "--root", root],
-		{
-			stdout: "pipe",
-			stderr: "pipe",
-		},
-	);
-	const reader = follower.stdout.getReader();
-	let text = "";
-	const readUntil = async (lines: number) => {
-		while (text.split("\n").length - 1 < lines) {
-			const { value, done } = await reader.read();
-			if (done) break;
-			text += new TextDecoder().decode(value);
-		}
-	};
+	const watcher = followWatch(root);
+	const follower = watcher.proc;
+	const { readUntil } = watcher;
 	const create = async (title: string) => {
 		const r = await runCli([
 			"mcp",
@@ -51,7 +38,8 @@ test("watch --follow beside an owner: events from another process, then after th
 		if (follower.exitCode === null) follower.kill("SIGKILL");
 		if (owned.owner.exitCode === null) owned.owner.kill("SIGKILL");
 	}
-	const titles = text
+	const titles = watcher
+		.text()
 		.trim()
 		.split("\n")
 		.slice(1)

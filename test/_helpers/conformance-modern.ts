@@ -26,7 +26,7 @@ import {
 	RESOURCES,
 	TEMPLATES,
 } from "./conformance-content.ts";
-import { plainResult, sleep, TOOLS, text } from "./conformance-fixtures.ts";
+import { failure, plainResult, sleep, TOOLS, text } from "./conformance-fixtures.ts";
 
 const INVALID_PARAMS = -32602;
 /** Lists and contents the fixtures never change: any client may keep them a while. */
@@ -251,7 +251,7 @@ async function call(
 			announce("prompts");
 			return text("prompts/list change announced");
 		default:
-			return plainResult(name, args) ?? text(`no fixture tool '${name}'`);
+			return plainResult(name, args) ?? failure("not_found", `no fixture tool '${name}'`);
 	}
 }
 

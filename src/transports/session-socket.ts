@@ -150,10 +150,11 @@ function modernLines(endpoint: ModernEndpoint, principal: AgentPrincipal): Moder
 		}
 		const abort = new AbortController();
 		if (m.id !== undefined) running.set(m.id, abort);
+		// No body: the handler is given the message parsed, and never reads one (serializing the line
+		// again for it cost every call).
 		const req = new Request("http://session.socket/mcp", {
 			method: "POST",
 			headers: modernHeaders(m.method as string, modern),
-			body: JSON.stringify(m),
 			signal: abort.signal,
 		});
 		void endpoint

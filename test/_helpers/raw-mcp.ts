@@ -1,6 +1,13 @@
 // A bare Streamable HTTP MCP client (fetch, no SDK): what a client receives byte for byte. The tool
 // list's size test and its bench both measure through it.
 
+/** The per-request `_meta` envelope of a 2026-07-28 request sent by hand. */
+export const MODERN_META = {
+	"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+	"io.modelcontextprotocol/clientCapabilities": {},
+	"io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 /** The JSON-RPC result in a reply, whether it came as JSON or as an SSE stream. */

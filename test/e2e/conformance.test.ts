@@ -28,6 +28,7 @@ import {
 import type { Subprocess } from "bun";
 import { initProject } from "../../src/init/index.ts";
 import { MAIN, REPO, readyLine, runProcess, tempDir, until } from "../_helpers/helpers.ts";
+import { MODERN_META } from "../_helpers/raw-mcp.ts";
 
 interface Suite {
 	spec: string;
@@ -44,13 +45,6 @@ function suite(pkg: string, spec: string): Suite {
 	const scenarios = [...listed.stdout.toString().matchAll(/^ {2}- (\S+)/gm)].map((m) => m[1] as string);
 	return { spec, cli, scenarios };
 }
-
-/** The per-request envelope of a 2026-07-28 request sent by hand. */
-const MODERN_META = {
-	"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-	"io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-	"io.modelcontextprotocol/clientCapabilities": {},
-};
 
 const SUITES = [
 	suite("@modelcontextprotocol/conformance", "2025-11-25"),

@@ -36,6 +36,7 @@ import {
 	probeOutput,
 	readUntil,
 } from "../_helpers/launch-helpers.ts";
+import { MODERN_META } from "../_helpers/raw-mcp.ts";
 import { strayPaths } from "../_helpers/sandbox-helpers.ts";
 
 const sandboxed = probeSandbox().kind === "bwrap";
@@ -744,11 +745,7 @@ describe("the session socket, in process", async () => {
 				id,
 				method: "subscriptions/listen",
 				params: {
-					_meta: {
-						"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-						"io.modelcontextprotocol/clientCapabilities": {},
-						"io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-					},
+					_meta: MODERN_META,
 					notifications: { resourceSubscriptions: uris },
 				},
 			})}\n`,

@@ -10,6 +10,7 @@ import { capabilityHash, newCapability } from "../../src/sessions/capability.ts"
 import { SUBSCRIPTIONS_PER_SESSION } from "../../src/subscriptions/hub.ts";
 import { makeProject, type Project, until } from "../_helpers/helpers.ts";
 import { loopbackHttp } from "../_helpers/loopback-http.ts";
+import { MODERN_META } from "../_helpers/raw-mcp.ts";
 
 const p: Project = await makeProject();
 const server = loopbackHttp(p.rt, { loopbackAuth: "token", operatorTokens: ["push-test-token"] });
@@ -179,11 +180,7 @@ async function listenAs(bearer: string, notifications: object, id: number | stri
 			id,
 			method: "subscriptions/listen",
 			params: {
-				_meta: {
-					"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-					"io.modelcontextprotocol/clientCapabilities": {},
-					"io.modelcontextprotocol/clientInfo": { name: "listener", version: "1" },
-				},
+				_meta: MODERN_META,
 				notifications,
 			},
 		}),
@@ -313,11 +310,7 @@ test("2026-07-28: a listen naming 10,000 resources is refused with the limit; th
 			id: "L",
 			method: "subscriptions/listen",
 			params: {
-				_meta: {
-					"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-					"io.modelcontextprotocol/clientCapabilities": {},
-					"io.modelcontextprotocol/clientInfo": { name: "x", version: "1" },
-				},
+				_meta: MODERN_META,
 				notifications: { resourceSubscriptions: ["roundtable://inbox"] },
 			},
 		}),

@@ -15,6 +15,7 @@ import { publishedTools } from "../../src/registry/mcp.ts";
 import { capabilityHash, newCapability } from "../../src/sessions/capability.ts";
 import { makeProject } from "../_helpers/helpers.ts";
 import { loopbackHttp } from "../_helpers/loopback-http.ts";
+import { MODERN_META } from "../_helpers/raw-mcp.ts";
 
 const TOKEN = "eras-test-operator-token";
 const p = await makeProject();
@@ -26,11 +27,6 @@ afterAll(async () => {
 });
 
 const MODERN = "2026-07-28";
-const envelope = {
-	"io.modelcontextprotocol/protocolVersion": MODERN,
-	"io.modelcontextprotocol/clientCapabilities": {},
-	"io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-};
 
 /** One new-era request by hand: the headers it must carry, unless `drop` names some to leave out. */
 async function modern(
@@ -51,7 +47,12 @@ async function modern(
 	const res = await fetch(server.url, {
 		method: "POST",
 		headers,
-		body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: o.meta ?? envelope } }),
+		body: JSON.stringify({
+			jsonrpc: "2.0",
+			id: 1,
+			method,
+			params: { ...params, _meta: o.meta ?? MODERN_META },
+		}),
 	});
 	const text = await res.text();
 	const body = (
@@ -119,7 +120,7 @@ test("bad new-era requests get the specified errors: an unknown version, headers
 		"tools/list",
 		{},
 		{
-			meta: { ...envelope, "io.modelcontextprotocol/protocolVersion": "2099-01-01" },
+			meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" },
 			headers: { "mcp-protocol-version": "2099-01-01" },
 		},
 	);

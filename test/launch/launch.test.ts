@@ -670,15 +670,16 @@ describe("the session socket, in process", async () => {
 		expect(got[5]).toMatchObject({ id: 7, result: { serverInfo: { name: "roundtable" } } });
 	});
 
+	/** `roundtable mcp stdio` with ROUNDTABLE_SESSION_SOCKET set: how a launched agent's client starts it. */
+	const bridgeToSocket = () => ({
+		command: process.execPath,
+		args: [MAIN, "mcp", "stdio"],
+		env: { ...(process.env as Record<string, string>), ROUNDTABLE_SESSION_SOCKET: socket.path },
+	});
+
 	test("`roundtable mcp stdio` with ROUNDTABLE_SESSION_SOCKET set bridges to it: the role's tools, calls as the agent", async () => {
 		const client = new Client({ name: "bridged", version: "1" });
-		await client.connect(
-			new StdioClientTransport({
-				command: process.execPath,
-				args: [MAIN, "mcp", "stdio"],
-				env: { ...(process.env as Record<string, string>), ROUNDTABLE_SESSION_SOCKET: socket.path },
-			}),
-		);
+		await client.connect(new StdioClientTransport(bridgeToSocket()));
 		try {
 			const { tools } = await client.listTools();
 			expect(tools.map((t) => t.name)).toEqual(toolsFor("Implementer").map((t) => t.name));
@@ -698,13 +699,7 @@ describe("the session socket, in process", async () => {
 			{ name: "bridged-modern", version: "1" },
 			{ versionNegotiation: { mode: { pin: "2026-07-28" } } },
 		);
-		await client.connect(
-			new ModernStdio({
-				command: process.execPath,
-				args: [MAIN, "mcp", "stdio"],
-				env: { ...(process.env as Record<string, string>), ROUNDTABLE_SESSION_SOCKET: socket.path },
-			}),
-		);
+		await client.connect(new ModernStdio(bridgeToSocket()));
 		try {
 			expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
 			const { tools } = await client.listTools();
